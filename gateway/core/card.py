@@ -1,0 +1,117 @@
+"""Agent cards at the gateway's edges: read the upstream card (v0.3, v1.0 or a union of both) into
+the v1.0 hub plus its interface list, and build the card served to a client of either version with
+every interface pointing at the gateway. It never fetches; the shell does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.core.errors import TranslationError
+from gateway.core.notes import Cx
+from gateway.core.translate.registry import translate
+from gateway.core.translate.shape import obj
+from gateway.core.types import Binding, Dialect, JsonObj, Version
+from gateway.core.versions import parse_version
+
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+_BINDINGS = {b.value: b for b in Binding}
+_V03_ONLY_MEMBERS = ("url", "preferredTransport", "additionalInterfaces", "protocolVersion",
+                     "supportsAuthenticatedExtendedCard", "security")
+
+
+@dataclass(frozen=True, slots=True)
+class Interface:
+    """One way to reach the upstream agent: its protocol version, binding, URL and tenant."""
+
+    version: Version
+    binding: Binding
+    url: str
+    tenant: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamCard:
+    card: JsonObj                        # the card in the v1.0 dialect
+    interfaces: tuple[Interface, ...]    # every interface the gateway can use, in the card's order
+
+    def pick(self, version: Version, binding: Binding = Binding.JSONRPC) -> Interface | None:
+        return next((i for i in self.interfaces if i.version is version and i.binding is binding), None)
+
+    def choose(self, client: Version, binding: Binding = Binding.JSONRPC) -> Interface:
+        """Same version first (a pass-through), else the other version, on the client's binding."""
+        found = self.pick(client, binding) or next((i for i in self.interfaces if i.binding is binding), None)
+        if found is None:
+            raise TranslationError("$.supportedInterfaces", f"the agent offers no {binding.value} interface")
+        return found
+
+
+def _version_of(raw: Any) -> Version | None:
+    try:
+        return parse_version(raw if type(raw) is str else None)
+    except Exception:  # an unknown version: not an interface we can speak
+        return None
+
+
+def _v10_interfaces(card: JsonObj) -> list[Interface]:
+    out = []
+    for item in card.get("supportedInterfaces", []):
+        binding = _BINDINGS.get(item.get("protocolBinding", ""))
+        version = _version_of(item.get("protocolVersion") or "1.0")
+        if binding and version and type(item.get("url")) is str:
+            out.append(Interface(version, binding, item["url"], item.get("tenant", "")))
+    return out
+
+
+def _v03_interfaces(card: JsonObj) -> list[Interface]:
+    out = []
+    if type(card.get("url")) is str:
+        binding = _BINDINGS.get(card.get("preferredTransport") or "JSONRPC")
+        if binding:
+            out.append(Interface(Version.V03, binding, card["url"]))
+    for item in card.get("additionalInterfaces") or []:
+        binding = _BINDINGS.get(item.get("transport", "")) if type(item) is dict else None
+        if binding and type(item.get("url")) is str:
+            iface = Interface(Version.V03, binding, item["url"])
+            if iface not in out:
+                out.append(iface)
+    return out
+
+
+def read_upstream_card(raw: Any, cx: Cx) -> UpstreamCard:
+    """The upstream's card in v1.0 form with all its interfaces, whatever dialect it was served in.
+    A union card contributes the interfaces of both vocabularies (v1.0 ones first)."""
+    raw = obj(raw, "$")
+    if "supportedInterfaces" in raw:
+        interfaces = _v10_interfaces(raw) + [i for i in _v03_interfaces(raw)
+                                             if not any(i.url == j.url for j in _v10_interfaces(raw))]
+        v10 = {k: v for k, v in raw.items() if k not in _V03_ONLY_MEMBERS}
+        card = translate("agent_card", v10, src=Dialect.V10, dst=Dialect.V10, cx=cx)
+    else:
+        interfaces = _v03_interfaces(raw)
+        card = translate("agent_card", raw, src=Dialect.V03RPC, dst=Dialect.V10, cx=cx)
+    return UpstreamCard(card, tuple(interfaces))
+
+
+def gateway_interfaces(base_url: str, bindings: tuple[Binding, ...]) -> list[JsonObj]:
+    """The interfaces the gateway serves: every binding, v1.0 first, then v0.3, all at `base_url`."""
+    base = base_url.rstrip("/")
+    urls = {Binding.JSONRPC: base + "/", Binding.REST: base}
+    return [{"url": urls[b], "protocolBinding": b.value, "protocolVersion": v}
+            for v in ("1.0", "0.3") for b in bindings]
+
+
+def served_card(upstream: UpstreamCard, *, client: Version, base_url: str,
+                bindings: tuple[Binding, ...], cx: Cx) -> JsonObj:
+    """The card a client of `client` version gets from the gateway (`Vary: A2A-Version`)."""
+    interfaces = gateway_interfaces(base_url, bindings)
+    card = {**upstream.card, "supportedInterfaces": interfaces}
+    if client is Version.V10:
+        return card
+    v03_only = [i for i in interfaces if i["protocolVersion"] == "0.3"]
+    v03 = translate("agent_card", {**card, "supportedInterfaces": v03_only}, src=Dialect.V10,
+                    dst=Dialect.V03RPC, cx=cx)
+    v03["protocolVersion"] = "0.3.0"
+    # a superset: header-less v1.0 tools read `supportedInterfaces` (wire-mapping §1.4)
+    v03["supportedInterfaces"] = interfaces
+    return v03

@@ -1,0 +1,109 @@
+"""The core's one error tree. Every error carries a JSON path (where it applies) and hints for the
+JSON-RPC code, HTTP status and v1.0 ErrorInfo reason; only the shell turns them into responses."""
+
+from __future__ import annotations
+
+
+class GatewayError(Exception):
+    """Base of every error the core raises on purpose."""
+
+    jsonrpc_code: int = -32603
+    http_status: int = 500
+    reason: str = "INTERNAL_ERROR"
+    default_message: str = "Internal error"
+
+    def __init__(self, message: str | None = None, *, path: str = "") -> None:
+        self.message = message or self.default_message
+        self.path = path
+        super().__init__(f"{path}: {self.message}" if path else self.message)
+
+
+class TranslationError(GatewayError):
+    """A payload is not a valid object of its dialect. On a request it is the caller's invalid
+    params; on a reply the shell re-labels it as InvalidAgentResponse (`as_agent_error`)."""
+
+    jsonrpc_code = -32602
+    http_status = 400
+    reason = "INVALID_PARAMS"
+    default_message = "Invalid parameters"
+
+    def __init__(self, path: str, reason_text: str) -> None:
+        super().__init__(reason_text, path=path)
+
+
+class InvalidAgentResponse(GatewayError):
+    jsonrpc_code = -32006
+    http_status = 502
+    reason = "INVALID_AGENT_RESPONSE"
+    default_message = "Invalid agent response"
+
+
+class MalformedEnvelope(GatewayError):
+    """The body is not JSON, or not a JSON-RPC 2.0 request object."""
+
+    jsonrpc_code = -32700
+    http_status = 400
+    reason = "PARSE_ERROR"
+    default_message = "Parse error"
+
+
+class InvalidRequest(GatewayError):
+    jsonrpc_code = -32600
+    http_status = 400
+    reason = "INVALID_REQUEST"
+    default_message = "Invalid Request"
+
+
+class UnknownOperation(GatewayError):
+    jsonrpc_code = -32601
+    http_status = 404
+    reason = "METHOD_NOT_FOUND"
+    default_message = "Method not found"
+
+
+class UnsupportedOperation(GatewayError):
+    jsonrpc_code = -32004
+    http_status = 400
+    reason = "UNSUPPORTED_OPERATION"
+    default_message = "This operation is not supported"
+
+
+class UnsupportedVersion(GatewayError):
+    jsonrpc_code = -32009
+    http_status = 400
+    reason = "VERSION_NOT_SUPPORTED"
+    default_message = "Protocol version not supported"
+
+
+class LimitExceeded(GatewayError):
+    """A configured bound was hit (body size, SSE event size, buffered bytes)."""
+
+    jsonrpc_code = -32600
+    http_status = 413
+    reason = "INVALID_REQUEST"
+    default_message = "Payload too large"
+
+
+class StreamError(GatewayError):
+    """The upstream event stream broke its contract (bad framing, bad item, early end)."""
+
+    jsonrpc_code = -32006
+    http_status = 502
+    reason = "INVALID_AGENT_RESPONSE"
+    default_message = "Invalid agent stream"
+
+
+class UpstreamUnavailable(GatewayError):
+    """The upstream could not be reached, timed out, or answered something that is not A2A."""
+
+    jsonrpc_code = -32603
+    http_status = 502
+    reason = "INTERNAL_ERROR"
+    default_message = "Upstream agent unavailable"
+
+
+def as_agent_error(error: GatewayError) -> GatewayError:
+    """A translation failure on the agent's reply is the agent's fault, not the caller's."""
+    if isinstance(error, TranslationError):
+        return InvalidAgentResponse(f"agent reply invalid at {error.path}: {error.message}")
+    return error

@@ -1,0 +1,27 @@
+"""Per-peer quirks of wire-mapping.md §10.5 as one frozen options object, defaults as recommended
+there. The core reads them; configuration (gateway/config.py) builds them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Quirks:
+    # v0.3 REST `fileWithBytes`: PY03 and the Python compat layer put base64(base64(content)) on the
+    # wire; the proto (and the JS SDK) say base64(content). Default: the proto.
+    rest_double_base64: bool = False
+    # Absent `blocking` in a v0.3 request: JSON-RPC servers blocked, v0.3 REST servers did not.
+    rpc_blocking_default: bool = True
+    rest_blocking_default: bool = False
+    # v0.3 .NET clients always send `blocking: false`; set to treat it as absent.
+    ignore_blocking_false: bool = False
+    # `final` on an interrupted state for v0.3 streams: look ahead to the stream's end (recommended),
+    # or GO-style "input-required is always final".
+    final_on_interrupted: Literal["lookahead", "input_required"] = "lookahead"
+    # v0.3 REST push-config create body sent to v0.3 agents: the P03 `TaskPushNotificationConfig`
+    # (JS) or the PY03 `CreateTaskPushNotificationConfigRequest`.
+    rest_push_create_body: Literal["config", "request"] = "config"
+    # HTTP statuses of v0.3 REST error bodies: the v1.0 table (400/404/500) or PY03's (409/415/422/501/502).
+    rest_v03_status_table: Literal["v10", "py03"] = "v10"

@@ -1,0 +1,219 @@
+"""Owns the incremental Server-Sent-Events codec: WHATWG event-stream parsing (`SseParser`) and its
+inverse (`encode`, `encode_data`). Sans-IO, bounded; it must not touch JSON, A2A, sockets, clocks or logs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from gateway.core.errors import LimitExceeded, StreamError
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "SseComment",
+    "SseEvent",
+    "SseItem",
+    "SseParser",
+    "encode",
+    "encode_data",
+]
+
+DEFAULT_MAX_EVENT_BYTES = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+_LF = 0x0A
+_CR = 0x0D
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    """One dispatched event. `data` is its `data` lines joined with "\\n" (never contains "\\r").
+    `event` is None when absent or empty (the WHATWG default type, "message"). `id` and `retry` are
+    the fields given inside this event's block (None when absent); `id` may be "" (a reset)."""
+
+    data: str
+    event: str | None = None
+    id: str | None = None
+    retry: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SseComment:
+    """A comment line, e.g. a keep-alive. `text` is everything after the colon, leading space
+    included (`: ping` gives " ping"), so `encode` writes the line back byte for byte."""
+
+    text: str
+
+
+SseItem: TypeAlias = SseEvent | SseComment
+
+
+class SseParser:
+    """Incremental WHATWG event-stream parser: `feed(bytes)` returns the items completed so far.
+
+    Line ends are LF, CR or CRLF (also when a CRLF is split across chunks); one leading BOM is
+    skipped; each comment line is returned as an `SseComment` as soon as it ends (before the event
+    it may sit inside); a blank line dispatches the event, unless it had no `data` line, in which
+    case its fields are discarded. Unknown fields, an `id` containing NUL and a non-digit `retry`
+    are ignored.
+
+    Bound: the raw bytes of the current event's `data` lines plus the line being read may not
+    exceed `max_event_bytes` (`LimitExceeded`). Invalid UTF-8 in a line raises `StreamError`. Both
+    outcomes do not depend on how the input is chunked. After an error the parser is unusable.
+    """
+
+    __slots__ = (
+        "_at_start",
+        "_data",
+        "_data_bytes",
+        "_event",
+        "_id",
+        "_pending",
+        "_retry",
+        "_skip_lf",
+        "max_event_bytes",
+    )
+
+    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+        if max_event_bytes < 1:
+            raise ValueError("max_event_bytes must be positive")
+        self.max_event_bytes = max_event_bytes
+        self._reset()
+
+    def _reset(self) -> None:
+        self._pending = bytearray()  # the unterminated line (or, at the start, a possible BOM)
+        self._at_start = True  # the leading BOM is not decided yet
+        self._skip_lf = False  # the last chunk ended with CR: a leading LF belongs to it
+        self._data: list[str] = []
+        self._data_bytes = 0
+        self._event = ""
+        self._id: str | None = None
+        self._retry: int | None = None
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes held for the current event: the pending line plus the `data` lines so far."""
+        return len(self._pending) + self._data_bytes
+
+    def feed(self, chunk: bytes) -> list[SseItem]:
+        """Consume `chunk`; return the comments and events it completes, in stream order."""
+        if self._at_start:
+            self._pending += chunk
+            if len(self._pending) < len(_BOM) and _BOM.startswith(self._pending):
+                return []
+            self._at_start = False
+            start = len(_BOM) if self._pending.startswith(_BOM) else 0
+            chunk = bytes(self._pending[start:])
+            self._pending.clear()
+        if self._skip_lf and chunk:
+            self._skip_lf = False
+            if chunk[0] == _LF:
+                chunk = chunk[1:]
+        if b"\r" in chunk:
+            self._skip_lf = chunk[-1] == _CR
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = chunk.split(b"\n")
+        tail = lines.pop()
+        out: list[SseItem] = []
+        if lines:
+            if self._pending:
+                self._pending += lines[0]
+                lines[0] = bytes(self._pending)
+                self._pending.clear()
+            for line in lines:
+                self._line(line, out)
+        if tail:
+            if len(self._pending) + len(tail) + self._data_bytes > self.max_event_bytes:
+                raise self._too_large()
+            self._pending += tail
+        return out
+
+    def close(self) -> list[SseItem]:
+        """End of stream. Every complete event was already returned by `feed`; an unterminated
+        event is dropped (WHATWG). The parser is back at its initial state afterwards."""
+        self._reset()
+        return []
+
+    def _line(self, raw: bytes, out: list[SseItem]) -> None:
+        if not raw:
+            if self._data:
+                out.append(SseEvent("\n".join(self._data), self._event or None, self._id, self._retry))
+                self._data = []
+                self._data_bytes = 0
+            self._event = ""
+            self._id = None
+            self._retry = None
+            return
+        size = len(raw)
+        if size + self._data_bytes > self.max_event_bytes:
+            raise self._too_large()
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StreamError(f"invalid UTF-8 in event stream at byte {exc.start} of a line") from None
+        name, _, value = line.partition(":")
+        if not name:  # the line starts with ":"
+            out.append(SseComment(value))
+            return
+        if value[:1] == " ":
+            value = value[1:]
+        match name:
+            case "data":
+                self._data.append(value)
+                self._data_bytes += size
+            case "event":
+                self._event = value
+            case "id":
+                if "\0" not in value:
+                    self._id = value
+            case "retry":
+                if value.isascii() and value.isdigit():
+                    self._retry = int(value)
+            case _:
+                pass  # unknown fields are ignored
+
+    def _too_large(self) -> LimitExceeded:
+        return LimitExceeded(f"SSE event larger than {self.max_event_bytes} bytes")
+
+
+def encode(item: SseItem) -> bytes:
+    """Frame one item with LF line ends. An event is its `event:`, `id:` and `retry:` lines (when
+    set; an empty `event` is omitted), one `data:` line per line of `data` (CR, LF and CRLF all
+    split), and a blank line. A comment is ":" + text + "\\n\\n", the inverse of `SseParser`.
+    Values that cannot be framed (a line break in event/id/comment, NUL in id, negative retry)
+    raise ValueError: they are programming errors, never upstream input."""
+    if isinstance(item, SseComment):
+        _check_single_line("comment", item.text)
+        return f":{item.text}\n\n".encode()
+    head = ""
+    if item.event:
+        _check_single_line("event", item.event)
+        head = f"event: {item.event}\n"
+    if item.id is not None:
+        _check_single_line("id", item.id)
+        if "\0" in item.id:
+            raise ValueError("SSE id may not contain NUL")
+        head += f"id: {item.id}\n"
+    if item.retry is not None:
+        if item.retry < 0:
+            raise ValueError("SSE retry must be non-negative")
+        head += f"retry: {item.retry}\n"
+    return (head + _data_lines(item.data) + "\n").encode()
+
+
+def encode_data(data: str, event: str | None = None) -> bytes:
+    """Fast path for `encode(SseEvent(data, event))`: the relay's common case."""
+    if event:
+        _check_single_line("event", event)
+        return f"event: {event}\n{_data_lines(data)}\n".encode()
+    return f"{_data_lines(data)}\n".encode()
+
+
+def _data_lines(data: str) -> str:
+    if "\r" in data:
+        data = data.replace("\r\n", "\n").replace("\r", "\n")
+    return "data: " + data.replace("\n", "\ndata: ") + "\n"
+
+
+def _check_single_line(field: str, value: str) -> None:
+    if "\n" in value or "\r" in value:
+        raise ValueError(f"SSE {field} may not contain a line break")

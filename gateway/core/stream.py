@@ -1,0 +1,372 @@
+"""Owns `StreamRelay`: one upstream SSE stream translated event by event for the client, with the
+stream rules (first item, v0.3 `final`, closure, errors). It must not await, read clocks or log."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from gateway.core import jsoncodec
+from gateway.core.bindings.jsonrpc import error_envelope, response_from_json, result_envelope
+from gateway.core.errors import (
+    GatewayError,
+    InvalidAgentResponse,
+    LimitExceeded,
+    MalformedEnvelope,
+    StreamError,
+    TranslationError,
+    as_agent_error,
+)
+from gateway.core.notes import Cx
+from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
+from gateway.core.translate import enums
+from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
+from gateway.core.translate.registry import translate
+from gateway.core.types import Binding, Dialect, JsonObj
+
+__all__ = ["ERROR_EVENT", "StreamRelay"]
+
+ERROR_EVENT: Final = "error"  # the SSE event name of every error the relay writes (v0.3 clients ignore it)
+
+# One piece per line, terminator included (CRLF kept whole), so the parser never completes an item
+# and raises in the same call: what reaches the client then cannot depend on the chunking.
+_LINES: Final = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+# v1.0 StreamResponse members (ProtoJSON parsers also accept the proto field names)
+_MEMBERS: Final = {
+    "task": "task", "message": "message", "statusUpdate": "statusUpdate", "artifactUpdate": "artifactUpdate",
+    "status_update": "statusUpdate", "artifact_update": "artifactUpdate",
+}
+_BINDINGS: Final = {
+    Dialect.V03RPC: frozenset({Binding.JSONRPC}),
+    Dialect.V03REST: frozenset({Binding.REST}),
+    Dialect.V10: frozenset({Binding.JSONRPC, Binding.REST}),
+}
+_INPUT_REQUIRED: Final = "TASK_STATE_INPUT_REQUIRED"
+_SUBMITTED: Final = "TASK_STATE_SUBMITTED"
+
+
+class StreamRelay:
+    """Translates one SSE stream from the upstream's (dialect, binding) to the client's, sans-IO.
+
+    The shell calls `feed(chunk)` per upstream chunk, `close()` at upstream EOF, `release()` when its
+    look-ahead timer fires while `holding`, and `fail(error)` when the upstream breaks; each returns
+    the bytes to write to the client (possibly b""). Once `done`, the client stream must end and
+    the shell stops reading upstream; every later call returns b"".
+
+    Rules (wire-mapping.md §5):
+    - Items go through the v1.0 hub with the "stream_response" family; comments are forwarded as
+      comments; upstream `id:`/`retry:` are dropped, `event:` only marks errors.
+    - v0.3 client: `final` is true exactly once, on the event that ends the stream: a terminal
+      state; an upstream v0.3 `final: true`; an interrupted state from a v1.0 upstream per
+      `cx.quirks.final_on_interrupted` ("lookahead": hold the event until the next event (→ false),
+      `release()` (→ false) or EOF (→ true); "input_required": input-required final at once,
+      auth-required never). A terminal Task, or a Message as the first item, also ends the stream.
+      A stream the upstream ends without any of these is just closed: nothing is invented.
+    - v1.0 client: the same closure rules without a flag, plus an upstream v0.3 `final: true`; a
+      v0.3 upstream that starts with a status or artifact update gets a Task synthesised first
+      (note `task_synthesized`).
+    - `history_length` (not None): Task `history` cut to the last N messages (0: removed).
+    - An upstream error event, a bad event (framing, size, JSON, item) or `fail()` becomes ONE error
+      event in the client's shape (`event: error`), after which the relay is done.
+
+    Notes go to `cx.notes` with paths `$[n]…`, n counting upstream events from 0; for a long stream
+    the shell may drain that list after each call.
+    """
+
+    __slots__ = (
+        "_done",
+        "_held",
+        "_lookahead",
+        "_parser",
+        "_started",
+        "_status_table",
+        "client",
+        "client_binding",
+        "cx",
+        "events_in",
+        "events_out",
+        "history_length",
+        "rpc_id",
+        "upstream",
+        "upstream_binding",
+    )
+
+    def __init__(self, *, client: Dialect, client_binding: Binding, upstream: Dialect,
+                 upstream_binding: Binding, rpc_id: Any, cx: Cx,
+                 max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, history_length: int | None = None) -> None:
+        for side, dialect, binding in (("client", client, client_binding),
+                                       ("upstream", upstream, upstream_binding)):
+            if binding not in _BINDINGS[dialect]:
+                raise ValueError(f"{side}: dialect {dialect.value} is not spoken over {binding.value}")
+        if history_length is not None and history_length < 0:
+            raise ValueError("history_length must be None or non-negative")
+        self.client = client
+        self.client_binding = client_binding
+        self.upstream = upstream
+        self.upstream_binding = upstream_binding
+        self.rpc_id = rpc_id
+        self.cx = cx
+        self.history_length = history_length
+        self.events_in = 0  # upstream events parsed (comments excluded)
+        self.events_out = 0  # events written to the client (comments excluded; errors included)
+        self._parser = SseParser(max_event_bytes)
+        self._lookahead = cx.quirks.final_on_interrupted == "lookahead"
+        self._status_table = cx.quirks.rest_v03_status_table
+        self._held: JsonObj | None = None  # a v0.3 client item awaiting its `final`
+        self._started = False  # an item (not an error) has been seen
+        self._done = False
+
+    @property
+    def done(self) -> bool:
+        """The client stream must end now; the shell stops reading upstream."""
+        return self._done
+
+    @property
+    def holding(self) -> bool:
+        """An interrupted-state event is held for look-ahead (the shell arms its `release()` timer)."""
+        return self._held is not None
+
+    # ---- the shell's calls -----------------------------------------------------------------------
+
+    def feed(self, chunk: bytes) -> bytes:
+        """Consume upstream bytes; return the SSE bytes ready for the client."""
+        if self._done or not chunk:
+            return b""
+        out: list[bytes] = []
+        for line in _LINES.findall(chunk):
+            try:
+                items = self._parser.feed(line)
+            except (StreamError, LimitExceeded) as exc:
+                self._fail_into(out, _agent_fault(exc))
+                break
+            if self._items(items, out):
+                break
+        return b"".join(out)
+
+    def _items(self, items: list[SseComment | SseEvent], out: list[bytes]) -> bool:
+        """Relay parsed items in order until one ends the stream; whether it ended."""
+        for item in items:
+            if isinstance(item, SseComment):
+                out.append(encode(item))
+            else:
+                self._event(item, out)
+                if self._done:
+                    return True
+        return False
+
+    def close(self) -> bytes:
+        """Upstream EOF: an unterminated event is dropped (WHATWG); a held event goes out as the final one."""
+        if self._done:
+            return b""
+        if self._parser.buffered_bytes:
+            self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]",
+                         "the upstream closed inside an event")
+        self._parser.close()
+        self._done = True
+        out: list[bytes] = []
+        self._flush_held(out, final=True)
+        return b"".join(out)
+
+    def release(self) -> bytes:
+        """The look-ahead timer fired: the held event goes out with `final: false`."""
+        if self._done or self._held is None:
+            return b""
+        out: list[bytes] = []
+        self._flush_held(out, final=False)
+        return b"".join(out)
+
+    def fail(self, error: GatewayError) -> bytes:
+        """The upstream broke mid-stream (transport error, timeout): one error event, then done."""
+        if self._done:
+            return b""
+        out: list[bytes] = []
+        self._fail_into(out, error)
+        return b"".join(out)
+
+    # ---- one upstream event ----------------------------------------------------------------------
+
+    def _event(self, event: SseEvent, out: list[bytes]) -> None:
+        at = f"$[{self.events_in}]"
+        self.events_in += 1
+        if not event.data.strip():
+            self.cx.note("empty_event_ignored", at)
+            return
+        try:
+            frames, hold, done = self._step(event, at, first=not self._started)
+        except GatewayError as exc:
+            self._fail_into(out, _agent_fault(exc))
+            return
+        self._started = True
+        self._flush_held(out, final=False)
+        out.extend(frames)
+        self.events_out += len(frames)
+        self._held = hold
+        self._done = done
+
+    def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[bytes], JsonObj | None, bool]:
+        """Decide one event, leaving the relay's state alone: (frames to write, item to hold, done)."""
+        try:
+            value = jsoncodec.loads(event.data)
+        except MalformedEnvelope:
+            raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
+        if self.upstream_binding is Binding.JSONRPC:
+            response = response_from_json(value)
+            if response.error is not None:
+                return [self._error_frame(self._rpc_error_to_hub(response.error, at), at)], None, True
+            raw = response.result
+        elif event.event == ERROR_EVENT or _looks_like_rest_error(value):
+            return [self._error_frame(rest_error_from_http(None, value, self.cx, at), at)], None, True
+        else:
+            raw = value
+        hub: JsonObj = raw if self.upstream is Dialect.V10 else translate(
+            "stream_response", raw, src=self.upstream, dst=Dialect.V10, cx=self.cx, at=at)
+        member, payload = _member(hub, at)
+        if member == "task" and self.history_length is not None:
+            self._truncate_history(payload, f"{at}.task")
+        state = _state(payload) if member in ("task", "statusUpdate") else None
+        ends = state in enums.TERMINAL_V10 or (first and member == "message")
+        upstream_final = self._upstream_final(raw, member)
+
+        if self.client is Dialect.V10:
+            frames = []
+            if first and self.upstream is not Dialect.V10 and member in ("statusUpdate", "artifactUpdate"):
+                frames.append(self._item_frame(self._synthesized_task(member, payload, at)))
+            frames.append(self._item_frame(hub))
+            return frames, None, ends or upstream_final is True
+
+        item: JsonObj = translate("stream_response", hub, src=Dialect.V10, dst=self.client, cx=self.cx, at=at)
+        if member != "statusUpdate":
+            return [self._item_frame(item)], None, ends
+        final = ends or upstream_final is True
+        if not final and upstream_final is None and state in enums.INTERRUPTED_V10:
+            if self._lookahead:
+                self._set_final(item, False)
+                return [], item, False
+            final = state == _INPUT_REQUIRED
+        self._set_final(item, final)
+        return [self._item_frame(item)], None, final
+
+    def _upstream_final(self, raw: Any, member: str) -> bool | None:
+        """The `final` a v0.3 upstream put on this event (None: a v1.0 upstream has no such flag)."""
+        if self.upstream is Dialect.V10:
+            return None
+        if member != "statusUpdate":
+            return False
+        # the translator accepted `raw`: a status-update object, or a one-member REST wrapper
+        ev = raw if self.upstream is Dialect.V03RPC else next(iter(raw.values()))
+        return ev.get("final") is True
+
+    def _truncate_history(self, task: JsonObj, at: str) -> None:
+        history = task.get("history")
+        if type(history) is not list:
+            return
+        keep = self.history_length or 0
+        if len(history) > keep:
+            self.cx.note("history_truncated", f"{at}.history", f"{len(history)} -> {keep} messages")
+        if keep == 0:
+            del task["history"]
+        elif len(history) > keep:
+            task["history"] = history[-keep:]
+
+    def _synthesized_task(self, member: str, payload: JsonObj, at: str) -> JsonObj:
+        """S10 requires the Task first; a v0.3 agent may start with an update (wire-mapping §5.2)."""
+        status = payload["status"] if member == "statusUpdate" else {"state": _SUBMITTED}
+        task: JsonObj = {"id": payload.get("taskId", "")}
+        if "contextId" in payload:
+            task["contextId"] = payload["contextId"]
+        task["status"] = status
+        self.cx.note("task_synthesized", at, f"the v0.3 agent began the stream with {member}")
+        return {"task": task}
+
+    # ---- framing for the client ------------------------------------------------------------------
+
+    def _set_final(self, item: JsonObj, final: bool) -> None:
+        if self.client is Dialect.V03RPC:
+            item["final"] = final
+        elif final:
+            item["statusUpdate"]["final"] = True
+        else:
+            item["statusUpdate"].pop("final", None)  # ProtoJSON omits a false bool
+
+    def _flush_held(self, out: list[bytes], *, final: bool) -> None:
+        held, self._held = self._held, None
+        if held is None:
+            return
+        self._set_final(held, final)
+        out.append(self._item_frame(held))
+        self.events_out += 1
+        if final:
+            self._done = True
+
+    def _item_frame(self, item: JsonObj) -> bytes:
+        body = result_envelope(self.rpc_id, item) if self.client_binding is Binding.JSONRPC else item
+        return encode_data(jsoncodec.dumps(body))
+
+    def _rpc_error_to_hub(self, error: JsonObj, at: str) -> JsonObj:
+        if self.upstream is Dialect.V10:
+            return error
+        hub: JsonObj = translate("error", error, src=self.upstream, dst=Dialect.V10, cx=self.cx,
+                                 at=f"{at}.error")
+        return hub
+
+    def _error_frame(self, hub: JsonObj, at: str) -> bytes:
+        """An upstream A2A error (hub: a v1.0 JSON-RPC error object) in the client's shape, code kept."""
+        body: JsonObj
+        if self.client_binding is Binding.REST:
+            body = rest_body(hub, self.client, self.cx, self._status_table, at)[1]
+        elif self.client is Dialect.V10:
+            body = error_envelope(self.rpc_id, hub)
+        else:
+            body = error_envelope(self.rpc_id, translate("error", hub, src=Dialect.V10, dst=self.client,
+                                                         cx=self.cx, at=f"{at}.error"))
+        return encode_data(jsoncodec.dumps(body), ERROR_EVENT)
+
+    def _fail_into(self, out: list[bytes], error: GatewayError) -> None:
+        """The gateway's own error: flush a held event (not final: the error ends the stream), then done."""
+        self._flush_held(out, final=False)
+        if self.client_binding is Binding.JSONRPC:
+            body = error_envelope(self.rpc_id, jsonrpc_error(error, self.client))
+        else:
+            body = rest_error(error, self.client, self._status_table)[1]
+        out.append(encode_data(jsoncodec.dumps(body), ERROR_EVENT))
+        self.events_out += 1
+        self._done = True
+
+
+def _agent_fault(exc: GatewayError) -> GatewayError:
+    """Whatever went wrong with an upstream event is the agent's fault: -32006 InvalidAgentResponse."""
+    if isinstance(exc, InvalidAgentResponse | StreamError):
+        return exc
+    if isinstance(exc, TranslationError):
+        return as_agent_error(exc)
+    return InvalidAgentResponse(f"agent stream: {exc.message}", path=exc.path)
+
+
+def _looks_like_rest_error(value: Any) -> bool:
+    """A REST error body without `event: error` (a StreamResponse never has `error` or `code`)."""
+    return type(value) is dict and ("error" in value or type(value.get("code")) is int)
+
+
+def _member(hub: Any, at: str) -> tuple[str, JsonObj]:
+    """The one member of a v1.0 StreamResponse and its object (checked: a v1.0 upstream is not translated)."""
+    if type(hub) is not dict or len(hub) != 1:
+        raise TranslationError(at, "expected a StreamResponse with exactly one member")
+    ((key, payload),) = hub.items()
+    member = _MEMBERS.get(key)
+    if member is None:
+        raise TranslationError(f"{at}.{key}", "expected one of task, message, statusUpdate, artifactUpdate")
+    if type(payload) is not dict:
+        raise TranslationError(f"{at}.{key}", "expected an object")
+    return member, payload
+
+
+def _state(payload: JsonObj) -> str | None:
+    """The v1.0 state name of a Task or status update (enum numbers and lenient spellings read too)."""
+    status = payload.get("status")
+    state = status.get("state") if type(status) is dict else None
+    if type(state) is int:
+        return enums.V10_STATE_BY_NUMBER.get(state)
+    if type(state) is str:
+        return enums.STATE_ALIASES_V10.get(state, state)
+    return None

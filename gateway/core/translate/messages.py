@@ -1,0 +1,157 @@
+"""Message in every dialect: the `kind` tag, roles through the enum tables, parts through
+`parts`, `content` (v0.3 REST) vs `parts`. It does not reach into Task or its status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.core.errors import TranslationError
+from gateway.core.notes import Cx
+from gateway.core.translate import enums, parts
+from gateway.core.translate.registry import register
+from gateway.core.translate.shape import arr, drop_unknown, obj, strings
+from gateway.core.types import Dialect, JsonObj
+
+_COMMON = ("messageId", "contextId", "taskId", "role", "metadata", "extensions")
+_RPC_KNOWN = frozenset((*_COMMON, "kind", "parts", "referenceTaskIds"))
+_REST_KNOWN = frozenset((*_COMMON, "content"))
+_V10_KNOWN = frozenset((*_COMMON, "parts", "referenceTaskIds"))
+
+PartFn = Any
+
+
+def _parts(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
+    if type(items) is not list:
+        arr(items, at)
+    return [fn(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
+
+
+def _copy_ids(src: JsonObj, out: JsonObj, at: str, *, drop_empty: bool) -> None:
+    for key in ("contextId", "taskId"):
+        value = src.get(key)
+        if type(value) is str:
+            if value or not drop_empty:
+                out[key] = value
+        elif value is not None:
+            raise TranslationError(f"{at}.{key}", "expected a string")
+
+
+def _copy_tail(src: JsonObj, out: JsonObj, at: str, keys: tuple[str, ...]) -> None:
+    md = src.get("metadata")
+    if md is not None:
+        out["metadata"] = md if type(md) is dict else obj(md, f"{at}.metadata")
+    if len(src) > 4:  # messageId, role, parts and one more: only then can these be present
+        for key in keys:
+            if key in src:
+                out[key] = strings(src[key], f"{at}.{key}")
+
+
+def _message_id(msg: JsonObj, at: str) -> str:
+    mid = msg.get("messageId")
+    if type(mid) is not str:
+        raise TranslationError(f"{at}.messageId", "required string member is missing or not a string")
+    return mid
+
+
+def _role_to_v10(msg: JsonObj, table: dict[str, str], at: str) -> str:
+    role = msg.get("role")
+    found = table.get(role) if type(role) is str else None
+    if found is not None:
+        return found
+    raise TranslationError(f"{at}.role", f"unknown role {role!r}")
+
+
+def _role_from_v10(msg: JsonObj, table: dict[str, str], cx: Cx, at: str) -> str:
+    role = msg.get("role")
+    if type(role) is int:
+        role = enums.V10_ROLE_BY_NUMBER.get(role, role)
+    found = table.get(role) if type(role) is str else None
+    if found is None:
+        if role is not None and role != "ROLE_UNSPECIFIED":
+            raise TranslationError(f"{at}.role", f"unknown role {role!r}")
+        cx.note("role_defaulted", f"{at}.role", "agent")
+        return table["ROLE_AGENT"]
+    return found
+
+
+def _v10_parts(msg: JsonObj, cx: Cx, at: str) -> Any:
+    if "parts" not in msg:
+        cx.note("filled_required", f"{at}.parts")
+        return []
+    return msg["parts"]
+
+
+# ---- v0.3 JSON-RPC --------------------------------------------------------------------------------
+
+def rpc_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
+    if type(msg) is not dict:
+        msg = obj(msg, at)
+    kind = msg.get("kind", "message")
+    if kind != "message":
+        raise TranslationError(f"{at}.kind", f"expected 'message', got {kind!r}")
+    drop_unknown(msg, _RPC_KNOWN, cx, at)
+    out: JsonObj = {"messageId": _message_id(msg, at), "role": _role_to_v10(msg, enums.ROLE_TO_V10, at)}
+    if "parts" not in msg:
+        raise TranslationError(f"{at}.parts", "required member is missing")
+    out["parts"] = _parts(msg["parts"], parts.rpc_to_v10, cx, f"{at}.parts")
+    _copy_ids(msg, out, at, drop_empty=False)
+    _copy_tail(msg, out, at, ("extensions", "referenceTaskIds"))
+    return out
+
+
+def rpc_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
+    msg = obj(msg, at)
+    drop_unknown(msg, _V10_KNOWN, cx, at)
+    out: JsonObj = {
+        "kind": "message",
+        "messageId": _message_id(msg, at),
+        "role": _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
+        "parts": _parts(_v10_parts(msg, cx, at), parts.rpc_from_v10, cx, f"{at}.parts"),
+    }
+    _copy_ids(msg, out, at, drop_empty=False)
+    _copy_tail(msg, out, at, ("extensions", "referenceTaskIds"))
+    return out
+
+
+# ---- v0.3 REST ------------------------------------------------------------------------------------
+
+_REST_ROLE_TO_V10 = {"ROLE_USER": "ROLE_USER", "ROLE_AGENT": "ROLE_AGENT"}
+_REST_ROLE_FROM_V10 = _REST_ROLE_TO_V10
+
+
+def rest_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
+    msg = obj(msg, at)
+    drop_unknown(msg, _REST_KNOWN, cx, at)
+    role = msg.get("role")
+    if type(role) is int:
+        role = enums.V10_ROLE_BY_NUMBER.get(role, role)
+    out: JsonObj = {"messageId": _message_id(msg, at),
+                    "role": _role_to_v10({"role": role}, _REST_ROLE_TO_V10, at)}
+    out["parts"] = _parts(msg.get("content", []), parts.rest_to_v10, cx, f"{at}.content")
+    _copy_ids(msg, out, at, drop_empty=True)
+    _copy_tail(msg, out, at, ("extensions",))
+    return out
+
+
+def rest_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
+    msg = obj(msg, at)
+    drop_unknown(msg, _V10_KNOWN, cx, at)
+    out: JsonObj = {
+        "messageId": _message_id(msg, at),
+        "role": _role_from_v10(msg, _REST_ROLE_FROM_V10, cx, at),
+    }
+    if "parts" in msg:
+        out["content"] = _parts(msg["parts"], parts.rest_from_v10, cx, f"{at}.parts")
+    _copy_ids(msg, out, at, drop_empty=True)
+    if "referenceTaskIds" in msg:
+        cx.note("field_dropped", f"{at}.referenceTaskIds", "no slot in the v0.3 proto")
+    _copy_tail(msg, out, at, ("extensions",))
+    return out
+
+
+register({"message": {
+    (Dialect.V03RPC, Dialect.V10): rpc_to_v10,
+    (Dialect.V10, Dialect.V03RPC): rpc_from_v10,
+    (Dialect.V03REST, Dialect.V10): rest_to_v10,
+    (Dialect.V10, Dialect.V03REST): rest_from_v10,
+}})

@@ -1,0 +1,71 @@
+"""The registry of family translators, `{family: {(src, dst): fn}}`, and `translate()`, which goes
+through the v1.0 hub when neither side is v1.0. Unknown members are never copied: each is dropped
+with a `dropped_unknown_member` note (strict v1.0 parsers reject them). No mapping rules live here."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from gateway.core.notes import Cx
+from gateway.core.types import Dialect
+
+Translator = Callable[[Any, Cx, str], Any]
+FamilyTable = Mapping[str, Mapping[tuple[Dialect, Dialect], Translator]]
+
+_REGISTRY: dict[str, dict[tuple[Dialect, Dialect], Translator]] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(table: FamilyTable) -> None:
+    for family, pairs in table.items():
+        slot = _REGISTRY.setdefault(family, {})
+        for pair, fn in pairs.items():
+            if pair in slot:
+                raise ValueError(f"translator for {family} {pair} registered twice")
+            slot[pair] = fn
+
+
+def alias(family: str, same_as: str) -> None:
+    """`family` has exactly the shapes of `same_as` (e.g. result.get_task is a Task)."""
+    _ALIASES[family] = same_as
+
+
+def families() -> dict[str, dict[tuple[Dialect, Dialect], Translator]]:
+    _load()
+    return {**_REGISTRY, **{name: _REGISTRY[target] for name, target in _ALIASES.items() if target in _REGISTRY}}
+
+
+def translate(family: str, value: Any, *, src: Dialect, dst: Dialect, cx: Cx, at: str = "$") -> Any:
+    """Translate one object of `family` from dialect `src` to dialect `dst`."""
+    if not _loaded:
+        _load()
+    if src is dst:
+        return copy.deepcopy(value)
+    pairs = _REGISTRY[_ALIASES.get(family, family)]
+    if src is Dialect.V10 or dst is Dialect.V10:
+        return pairs[(src, dst)](value, cx, at)
+    hub = pairs[(src, Dialect.V10)](value, cx, at)
+    return pairs[(Dialect.V10, dst)](hub, cx, at)
+
+
+_loaded = False
+
+
+def _load() -> None:
+    """Import the family modules once; each calls `register` at import."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+
+    for name in _FAMILY_MODULES:
+        importlib.import_module(f"gateway.core.translate.{name}")
+
+
+_FAMILY_MODULES = (
+    "parts", "messages", "tasks", "events", "push_config", "agent_card", "requests", "responses",
+    "errors",
+)

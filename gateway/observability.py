@@ -1,0 +1,256 @@
+"""Owns logging: structlog set up as JSON lines (production) or console (development), per-exchange
+context variables, the one line per exchange, and logging and counting of translation notes."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from enum import Enum
+from typing import Literal, TextIO, cast
+
+import structlog
+from structlog.typing import EventDict, FilteringBoundLogger, Processor
+
+from gateway.config import LogSettings
+from gateway.core.notes import Note
+
+__all__ = [
+    "NOTE_COUNTER",
+    "Logger",
+    "NoteCounter",
+    "bind",
+    "bind_exchange",
+    "clear",
+    "configure",
+    "get_logger",
+    "log_exchange",
+    "log_notes",
+    "notes_as_json",
+    "reset",
+]
+
+# The type of what get_logger returns, so other modules can annotate without importing structlog.
+Logger = FilteringBoundLogger
+
+Level = Literal["debug", "info", "warning", "error", "critical"]
+_LEVELS: dict[str, int] = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+}
+
+_state_lock = threading.Lock()
+_handler: logging.Handler | None = None  # the stdlib handler configure() installed, if any
+_root_level: int | None = None  # the root logger's level before configure()
+
+
+def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
+    """Set up structlog, and route stdlib `logging` (aiohttp's own loggers) through the same renderer.
+
+    Lines go to `stream` (default: sys.stdout as it is now). Loggers are not cached on first use, so
+    configure() and structlog.testing.capture_logs() take effect on loggers that already exist.
+    Calling it again replaces the previous configuration.
+    """
+    global _handler, _root_level
+    out = stream if stream is not None else sys.stdout
+    level = _LEVELS[settings.level]
+    shared: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        _add_logger_name,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: Processor
+    if settings.format == "json":
+        shared += [structlog.processors.format_exc_info]
+        renderer = structlog.processors.JSONRenderer()
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=_isatty(out))
+
+    structlog.configure(
+        processors=[*shared, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        context_class=dict,
+        logger_factory=_NamedWriteLoggerFactory(out),
+        cache_logger_on_first_use=False,
+    )
+
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        )
+    )
+    root = logging.getLogger()
+    with _state_lock:
+        if _handler is not None:
+            root.removeHandler(_handler)
+        else:
+            _root_level = root.level
+        _handler = handler
+        root.addHandler(handler)
+        root.setLevel(level)
+
+
+def reset() -> None:
+    """Undo configure(): structlog defaults, and the stdlib root logger as it was."""
+    global _handler, _root_level
+    structlog.reset_defaults()
+    root = logging.getLogger()
+    with _state_lock:
+        if _handler is not None:
+            root.removeHandler(_handler)
+            _handler = None
+        if _root_level is not None:
+            root.setLevel(_root_level)
+            _root_level = None
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _NamedWriteLogger(structlog.WriteLogger):
+    """A WriteLogger that remembers the name get_logger() was called with."""
+
+    def __init__(self, file: TextIO, name: str | None) -> None:
+        super().__init__(file)
+        self.name = name
+
+
+class _NamedWriteLoggerFactory:
+    def __init__(self, file: TextIO) -> None:
+        self._file = file
+
+    def __call__(self, *args: object) -> _NamedWriteLogger:
+        return _NamedWriteLogger(self._file, str(args[0]) if args else None)
+
+
+def _add_logger_name(logger: object, method_name: str, event_dict: EventDict) -> EventDict:
+    name = getattr(logger, "name", None)
+    if name is not None:
+        event_dict.setdefault("logger", name)
+    return event_dict
+
+
+def get_logger(name: str) -> Logger:
+    """A logger whose lines carry `logger=name`. Safe to create at import time: it reads the
+    configuration in force when it logs."""
+    return cast(Logger, structlog.get_logger(name))
+
+
+# --- per-exchange context --------------------------------------------------------------------------
+
+
+def _plain(value: object) -> object:
+    return value.value if isinstance(value, Enum) else value
+
+
+def bind_exchange(
+    *,
+    request_id: str | None = None,
+    client_version: object = None,
+    upstream_version: object = None,
+    method: str | None = None,
+    binding: object = None,
+    **fields: object,
+) -> None:
+    """Bind fields to every line logged from the current context (one aiohttp request runs in its own
+    task, so its bindings stay its own). None values are skipped; enums are logged by value."""
+    values = {
+        "request_id": request_id,
+        "client_version": client_version,
+        "upstream_version": upstream_version,
+        "method": method,
+        "binding": binding,
+        **fields,
+    }
+    bind(**values)
+
+
+def bind(**fields: object) -> None:
+    """Bind more fields to the current context (None values are skipped)."""
+    structlog.contextvars.bind_contextvars(**{k: _plain(v) for k, v in fields.items() if v is not None})
+
+
+def clear() -> None:
+    """Forget every field bound in the current context."""
+    structlog.contextvars.clear_contextvars()
+
+
+# --- translation notes -----------------------------------------------------------------------------
+
+
+class NoteCounter:
+    """Process-local count of translation notes by code (exported as metrics later)."""
+
+    def __init__(self) -> None:
+        self._counts: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def add(self, notes: Iterable[Note]) -> None:
+        with self._lock:
+            self._counts.update(n.code for n in notes)
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._counts)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+
+NOTE_COUNTER = NoteCounter()
+
+
+def notes_as_json(notes: Iterable[Note]) -> list[dict[str, str]]:
+    """Notes as log-friendly dicts; `detail` only when present."""
+    out: list[dict[str, str]] = []
+    for n in notes:
+        item = {"code": n.code, "path": n.path}
+        if n.detail:
+            item["detail"] = n.detail
+        out.append(item)
+    return out
+
+
+def log_notes(
+    logger: Logger, notes: Iterable[Note], *, event: str = "translation_notes", **fields: object
+) -> None:
+    """Log notes as one line with a `notes` list, and count them. Nothing is logged for no notes.
+    Use this where there is no exchange line; otherwise pass the notes to log_exchange()."""
+    notes = list(notes)
+    if not notes:
+        return
+    NOTE_COUNTER.add(notes)
+    logger.info(event, notes=notes_as_json(notes), **fields)
+
+
+_exchange_logger = get_logger("gateway.exchange")
+
+
+def log_exchange(
+    *,
+    event: str = "exchange",
+    level: Level = "info",
+    notes: Iterable[Note] = (),
+    logger: Logger | None = None,
+    **fields: object,
+) -> None:
+    """The one line per exchange: the bound context plus `fields` (status, duration_ms, …) and, when
+    there are any, the exchange's translation notes as a `notes` list (which are also counted)."""
+    notes = list(notes)
+    if notes:
+        NOTE_COUNTER.add(notes)
+        fields["notes"] = notes_as_json(notes)
+    (logger or _exchange_logger).log(_LEVELS[level], event, **{k: _plain(v) for k, v in fields.items()})

@@ -1,0 +1,55 @@
+"""Header rules at the proxy's two edges: hop-by-hop stripping, the headers the gateway owns
+(version, extensions, length, encoding), and the X-A2A-Extensions ⇄ A2A-Extensions mirror."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from gateway.core.types import Version
+from gateway.core.versions import merge_extensions
+
+HOP_BY_HOP = frozenset({
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
+    "trailer", "trailers", "transfer-encoding", "upgrade",
+})
+# headers the gateway sets itself on each side, never copied across
+OWNED = frozenset({"host", "content-length", "content-type", "content-encoding", "accept-encoding",
+                   "a2a-version", "a2a-extensions", "x-a2a-extensions"})
+EXTENSIONS = {Version.V03: "X-A2A-Extensions", Version.V10: "A2A-Extensions"}
+
+
+def _end_to_end(headers: CIMultiDictProxy[str] | CIMultiDict[str]) -> CIMultiDict[str]:
+    named = {h.strip().lower() for v in headers.getall("Connection", []) for h in v.split(",")}
+    return CIMultiDict((k, v) for k, v in headers.items()
+                       if k.lower() not in HOP_BY_HOP and k.lower() not in OWNED and k.lower() not in named)
+
+
+def upstream_request_headers(client: CIMultiDictProxy[str], upstream: Version, *, peer: str | None,
+                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str]:
+    """Headers for the agent: the client's end-to-end headers (authorization untouched), the target
+    version stated explicitly, extensions under the agent's spelling, no compression."""
+    out = _end_to_end(client)
+    out.update(extra)
+    out["Content-Type"] = content_type
+    out["Accept-Encoding"] = "identity"
+    if upstream is Version.V10:
+        out["A2A-Version"] = "1.0"
+    ext = merge_extensions(client.get("X-A2A-Extensions"), client.get("A2A-Extensions"))
+    if ext:
+        out[EXTENSIONS[upstream]] = ext
+    if peer:
+        prior = client.get("X-Forwarded-For")
+        out["X-Forwarded-For"] = f"{prior}, {peer}" if prior else peer
+    return out
+
+
+def client_response_headers(upstream: CIMultiDictProxy[str], client: Version) -> CIMultiDict[str]:
+    """Headers for the client: the agent's end-to-end headers and its activated extensions under the
+    client's spelling; length, type and encoding are the gateway's own."""
+    out = _end_to_end(upstream)
+    ext = merge_extensions(upstream.get("X-A2A-Extensions"), upstream.get("A2A-Extensions"))
+    if ext:
+        out[EXTENSIONS[client]] = ext
+    return out

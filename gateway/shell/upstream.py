@@ -1,0 +1,177 @@
+"""The conversation with the upstream agent: one ClientSession (no cookies, no decompression, no
+redirects, explicit timeouts), agent-card discovery with caching and refresh, and the bounded reads
+of its replies. It never translates."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+import aiohttp
+from multidict import CIMultiDict
+
+from gateway.config import UpstreamSettings
+from gateway.core import jsoncodec
+from gateway.core.card import CARD_PATHS, Interface, UpstreamCard, read_upstream_card
+from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
+from gateway.core.notes import Cx
+from gateway.core.types import Binding, Version
+from gateway.observability import get_logger, log_notes
+
+log = get_logger("gateway.upstream")
+
+_FIXED = {"0.3": Version.V03, "1.0": Version.V10}
+_BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST}
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    headers: CIMultiDict[str]
+    body: bytes
+
+
+class Upstream:
+    """One upstream agent: where it is, what it speaks, and the session to reach it."""
+
+    def __init__(self, settings: UpstreamSettings, *, max_body_bytes: int, max_connections: int) -> None:
+        self.settings = settings
+        self.max_body_bytes = max_body_bytes
+        self._max_connections = max_connections
+        self._session: aiohttp.ClientSession | None = None
+        self._card: UpstreamCard | None = None
+        self._card_at = 0.0
+        self._card_lock = asyncio.Lock()
+        self.last_card_error: str | None = None
+
+    # ---- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        t = self.settings.timeout
+        self._session = aiohttp.ClientSession(
+            cookie_jar=aiohttp.DummyCookieJar(),
+            auto_decompress=False,
+            connector=aiohttp.TCPConnector(limit=self._max_connections),
+            timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
+                                          sock_read=t.first_byte),
+        )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        assert self._session is not None, "Upstream.start() not awaited"
+        return self._session
+
+    # ---- the agent card -----------------------------------------------------------------------
+
+    @property
+    def card_known(self) -> bool:
+        return self._card is not None
+
+    async def card(self, *, refresh: bool = False) -> UpstreamCard:
+        """The cached upstream card, fetched when missing, stale or asked for."""
+        fresh = time.monotonic() - self._card_at < self.settings.card_refresh_seconds
+        if self._card is not None and fresh and not refresh:
+            return self._card
+        async with self._card_lock:
+            if self._card is not None and time.monotonic() - self._card_at < 1.0:
+                return self._card
+            try:
+                self._card = await self._fetch_card()
+                self._card_at = time.monotonic()
+                self.last_card_error = None
+            except GatewayError as err:
+                self.last_card_error = err.message
+                if self._card is None:
+                    raise
+                log.warning("card_refresh_failed", error=err.message)
+            return self._card
+
+    async def _fetch_card(self) -> UpstreamCard:
+        base = self.settings.url.rstrip("/")
+        last: GatewayError = UpstreamUnavailable("no agent card")
+        for path in CARD_PATHS:
+            try:
+                reply = await self.request("GET", base + path, headers={"A2A-Version": "1.0",
+                                                                        "Accept": "application/json"})
+            except GatewayError as err:
+                last = err
+                continue
+            if reply.status == 404:
+                last = UpstreamUnavailable(f"agent card not found at {base + path}")
+                continue
+            if reply.status != 200:
+                raise UpstreamUnavailable(f"agent card answered HTTP {reply.status}")
+            cx = Cx()
+            card = read_upstream_card(jsoncodec.loads(reply.body), cx)
+            log_notes(log, cx.notes, event="upstream_card_notes")
+            log.info("upstream_card", interfaces=[f"{i.version.value} {i.binding.value} {i.url}"
+                                                  for i in card.interfaces])
+            return card
+        raise last
+
+    async def refresh_forever(self) -> None:
+        """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure."""
+        while True:
+            try:
+                await self.card(refresh=True)
+                delay = self.settings.card_refresh_seconds
+            except GatewayError as err:
+                log.warning("card_fetch_failed", error=err.message)
+                delay = self.settings.card_retry_seconds
+            await asyncio.sleep(delay)
+
+    async def interface(self, client: Version, binding: Binding = Binding.JSONRPC) -> Interface:
+        """Where to send a request of a `client`-version caller. A fixed version in configuration
+        skips discovery and uses the configured URL."""
+        fixed = _FIXED.get(self.settings.version)
+        if fixed is not None:
+            bound = _BINDINGS.get(self.settings.binding, binding)
+            return Interface(fixed, bound, self.settings.url, self.settings.tenant)
+        card = await self.card()
+        found = card.choose(client, binding)
+        tenant = self.settings.tenant or found.tenant
+        return Interface(found.version, found.binding, found.url, tenant)
+
+    # ---- requests -----------------------------------------------------------------------------
+
+    async def request(self, method: str, url: str, *, headers: CIMultiDict[str] | dict[str, str],
+                      body: bytes | None = None) -> Reply:
+        """One unary exchange with a bounded body; transport failures become UpstreamUnavailable."""
+        try:
+            async with asyncio.timeout(self.settings.timeout.total_unary):
+                async with self.session.request(method, url, data=body, headers=headers,
+                                                allow_redirects=False) as resp:
+                    data = await read_bounded(resp, self.max_body_bytes)
+                    return Reply(resp.status, CIMultiDict(resp.headers), data)
+        except TimeoutError:
+            raise UpstreamUnavailable("upstream agent timed out") from None
+        except aiohttp.ClientError as exc:
+            raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
+
+    async def open(self, method: str, url: str, *, headers: CIMultiDict[str],
+                   body: bytes | None) -> aiohttp.ClientResponse:
+        """Start a streaming exchange; the caller must release the response."""
+        t = self.settings.timeout
+        try:
+            return await self.session.request(
+                method, url, data=body, headers=headers, allow_redirects=False,
+                timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
+                                              sock_read=None))
+        except aiohttp.ClientError as exc:
+            raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
+
+
+async def read_bounded(resp: aiohttp.ClientResponse, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            raise InvalidAgentResponse(f"upstream reply larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)

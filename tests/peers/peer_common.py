@@ -1,0 +1,188 @@
+"""Owns what the four peer scripts share across SDK generations (stdlib only, imported inside both
+venvs): paths, the scripted-command grammar, the rich test payload, serving, and the JSON-line output."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+CARD_PATH = "/.well-known/agent-card.json"
+JSONRPC_PATH = "/jsonrpc"
+REST_PATH = "/rest"
+
+AGENT_NAME = "a2a-gateway test peer"
+AGENT_DESCRIPTION = "Scripted agent: echo, message, stream N, ask/answer X, slow, fail, reject."
+AGENT_VERSION = "1.0.0"
+SKILLS = [
+    {"id": "echo", "name": "Echo", "description": "Echoes every part back", "tags": ["echo"]},
+    {"id": "script", "name": "Scripted", "description": "stream N, ask, slow, fail", "tags": ["test"]},
+]
+EXTENDED_SKILL = {"id": "secret", "name": "Secret", "description": "Only on the extended card", "tags": ["x"]}
+
+SCENARIOS = (
+    "send_text",
+    "send_rich",
+    "send_message_reply",
+    "get_task",
+    "cancel_task",
+    "cancel_finished",
+    "stream",
+    "ask_continue",
+    "resubscribe",
+    "push_crud",
+    "get_task_not_found",
+    "get_extended_card",
+)
+TERMINAL_STATES = frozenset({"completed", "canceled", "failed", "rejected"})
+SCENARIO_TIMEOUT_S = 20.0
+STREAM_CHUNKS = 3
+SLOW_STEPS, SLOW_INTERVAL_S = 2, 2.0
+MISSING_TASK_ID = "no-such-task-00000000"
+DEFAULT_WEBHOOK = "http://127.0.0.1:9/webhook"  # discard port: nothing listens, delivery just fails
+
+# send_rich: one part of every kind; the agent must hand each one back unchanged.
+RICH_TEXT = "echo rich"
+RICH_DATA: dict[str, Any] = {"answer": 42, "nested": {"list": [1, "two", True, None]}, "pi": 3.5}
+RICH_BYTES = b"hello \x00\xff bytes"
+RICH_BYTES_NAME, RICH_BYTES_MIME = "hello.bin", "application/octet-stream"
+RICH_URI = "https://example.com/files/picture.png"
+RICH_URI_NAME, RICH_URI_MIME = "picture.png", "image/png"
+
+
+def parse_command(text: str) -> tuple[str, list[str]]:
+    """`"stream 3"` -> ("stream", ["3"]); the command picks the executor's scripted behaviour."""
+    words = text.split()
+    return (words[0].lower(), words[1:]) if words else ("", [])
+
+
+def int_arg(args: list[str], index: int, default: int) -> int:
+    try:
+        return int(args[index])
+    except (IndexError, ValueError):
+        return default
+
+
+def float_arg(args: list[str], index: int, default: float) -> float:
+    try:
+        return float(args[index])
+    except (IndexError, ValueError):
+        return default
+
+
+# ---- agents -------------------------------------------------------------------------------------
+
+
+def agent_argparser(description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--port", type=int, default=0, help="0 = pick a free port (printed on READY)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--rest", action="store_true", help="advertise HTTP+JSON as the preferred binding")
+    return parser
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """Bind before building the app so the card can carry the real port (no free-port race)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(app: Any, sock: socket.socket) -> None:
+    """Run `app` with uvicorn on `sock`; print `READY <port>` once it accepts connections."""
+    import uvicorn  # type: ignore[import-not-found,unused-ignore]  # agents only; absent from the main venv
+
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, lifespan="off")
+    server = uvicorn.Server(config)
+
+    async def main() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            if task.done():
+                await task  # startup failed: surface the error
+                return
+            await asyncio.sleep(0.02)
+        print(f"READY {sock.getsockname()[1]}", flush=True)
+        await task
+
+    asyncio.run(main())
+
+
+# ---- clients ------------------------------------------------------------------------------------
+
+
+def client_argparser(description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--url", required=True, help="agent base URL; the card is read from BASE" + CARD_PATH)
+    parser.add_argument("--scenario", required=True, choices=SCENARIOS)
+    parser.add_argument("--transport", choices=("jsonrpc", "rest"), default="jsonrpc")
+    parser.add_argument("--webhook", default=DEFAULT_WEBHOOK, help="push_crud: webhook URL to register")
+    return parser
+
+
+ErrorMapper = Callable[[BaseException], dict[str, Any] | None]
+
+
+def run_scenario(
+    args: argparse.Namespace,
+    generation: str,
+    scenario: Callable[[], Awaitable[dict[str, Any]]],
+    map_error: ErrorMapper,
+) -> int:
+    """Run one scenario under the time bound and print exactly one JSON line describing it.
+
+    `map_error` turns an exception into {type, code, message, http_status} when it is a protocol-level
+    error the SDK raised (-> ok: false, exit 0); anything else is a harness crash (exit 2)."""
+    head = {"scenario": args.scenario, "generation": generation, "transport": args.transport}
+    exit_code = 0
+    mapped: dict[str, Any] | None
+    try:
+        body = asyncio.run(asyncio.wait_for(scenario(), SCENARIO_TIMEOUT_S))
+        out = {**head, "ok": True, **body}
+    except Exception as exc:
+        if isinstance(exc, TimeoutError):  # our own bound (asyncio.wait_for), not an SDK timeout
+            mapped = {"type": "Timeout", "code": None, "message": f"scenario exceeded {SCENARIO_TIMEOUT_S}s"}
+        else:
+            mapped = map_error(exc)
+        if mapped is None:
+            traceback.print_exc()
+            mapped = {"type": type(exc).__name__, "code": None, "message": str(exc)}
+            exit_code = 2
+        out = {**head, "ok": False, "error": mapped}
+    print(json.dumps(out, sort_keys=True, default=str), flush=True)
+    return exit_code
+
+
+class Steps:
+    """The record of a multi-step scenario (push_crud): each step is {ok, result} or {ok: false, error}."""
+
+    def __init__(self, map_error: ErrorMapper) -> None:
+        self.steps: dict[str, dict[str, Any]] = {}
+        self._map_error = map_error
+
+    async def run(self, name: str, call: Awaitable[Any]) -> Any:
+        """Await one SDK call; an A2A error is recorded (not raised) so later steps still run."""
+        try:
+            result = await call
+        except Exception as exc:
+            mapped = self._map_error(exc)
+            if mapped is None:
+                raise
+            self.steps[name] = {"ok": False, "error": mapped}
+            return None
+        self.steps[name] = {"ok": True, "result": result}
+        return result
+
+    def outcome(self) -> dict[str, Any]:
+        """`steps`, plus ok: false and an error naming the failed steps when any failed."""
+        failed = [name for name, step in self.steps.items() if not step["ok"]]
+        out: dict[str, Any] = {"steps": self.steps}
+        if failed:
+            out.update(ok=False, error={"type": "StepsFailed", "code": None, "message": ", ".join(failed)})
+        return out

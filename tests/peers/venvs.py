@@ -1,0 +1,109 @@
+"""Owns the peers' virtualenvs: one per SDK generation (a2a-sdk 0.3.x and 1.x cannot share one), built
+once under <repo>/.cache/peers/<generation>-<hash>/ with pinned requirements, file-locked, reusable."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+Generation = Literal["v03", "v10"]
+GENERATIONS: tuple[Generation, ...] = ("v03", "v10")
+
+# Exact pins. a2a-sdk brings starlette/sse-starlette (and fastapi for 0.3.x REST) through its
+# [http-server] extra but pins none of them; uvicorn is not an SDK dependency at all.
+_COMMON = [
+    "uvicorn==0.54.0",
+    "httpx==0.28.1",
+    "starlette==1.10.0",
+    "sse-starlette==3.7.0",
+    "pydantic==2.14.4",
+    "protobuf==7.36.2",
+]
+REQUIREMENTS: dict[Generation, list[str]] = {
+    "v03": ["a2a-sdk[http-server]==0.3.26", "fastapi==0.165.0", "httpx-sse==0.4.3", *_COMMON],
+    "v10": ["a2a-sdk[http-server]==1.3.0", *_COMMON],
+}
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CACHE_DIR = REPO_ROOT / ".cache" / "peers"
+_MARKER = "peer-venv-complete"
+
+
+def venv_dir(generation: Generation) -> Path:
+    """Where the venv for `generation` lives; the name changes whenever its requirements change."""
+    spec = "\n".join([f"python{sys.version_info.major}.{sys.version_info.minor}", *REQUIREMENTS[generation]])
+    digest = hashlib.sha256(spec.encode()).hexdigest()[:12]
+    return CACHE_DIR / f"{generation}-{digest}"
+
+
+def _python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _run(cmd: list[str], log: Path) -> None:
+    with log.open("a") as out:
+        out.write(f"$ {' '.join(cmd)}\n")
+        out.flush()
+        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
+    if proc.returncode != 0:
+        tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-40:])
+        raise RuntimeError(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{tail}")
+
+
+def _build(venv: Path, generation: Generation) -> None:
+    if venv.exists():
+        shutil.rmtree(venv)  # an earlier build died half-way
+    log = venv.parent / f"{venv.name}.build.log"
+    log.write_text("")
+    env_python = sys.executable or "python3"
+    _run([env_python, "-m", "venv", str(venv)], log)
+    pip = [str(_python(venv)), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+    _run([*pip, *REQUIREMENTS[generation]], log)
+    (venv / _MARKER).write_text("\n".join(REQUIREMENTS[generation]) + "\n")
+
+
+def ensure_venv(generation: Generation) -> Path:
+    """Path to the python of the `generation` peer venv, building it first if no completed one exists."""
+    if generation not in REQUIREMENTS:
+        raise ValueError(f"unknown generation {generation!r}; expected one of {GENERATIONS}")
+    venv = venv_dir(generation)
+    if (venv / _MARKER).is_file():
+        return _python(venv)
+    with _locked(CACHE_DIR / f"{venv.name}.lock"):
+        if not (venv / _MARKER).is_file():  # another worker may have finished while we waited
+            _build(venv, generation)
+    return _python(venv)
+
+
+def main() -> int:
+    """Prebuild both venvs (CI calls `python -m tests.peers.venvs`)."""
+    for generation in GENERATIONS:
+        started = time.monotonic()
+        python = ensure_venv(generation)
+        print(f"{generation}: {python} ({time.monotonic() - started:.1f}s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    sys.exit(main())

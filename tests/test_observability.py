@@ -1,0 +1,179 @@
+"""Tests for gateway/observability.py: one JSON line per exchange with the bound context, level
+filtering, the console renderer, stdlib logging routed through, and notes logged and counted."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from gateway import observability as obs
+from gateway.config import LogSettings
+from gateway.core.notes import Note
+from gateway.core.types import Binding, Version
+
+JSON_INFO = LogSettings(format="json", level="info")
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> Iterator[None]:
+    obs.clear()
+    obs.NOTE_COUNTER.reset()
+    yield
+    obs.clear()
+    obs.reset()
+    obs.NOTE_COUNTER.reset()
+
+
+def lines(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    out = capsys.readouterr().out
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_exchange_line_is_one_json_object_with_context(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(JSON_INFO)
+    obs.bind_exchange(
+        request_id="r-1",
+        client_version=Version.V03,
+        upstream_version=Version.V10,
+        method="message/send",
+        binding=Binding.JSONRPC,
+    )
+    obs.log_exchange(status=200, duration_ms=12.5)
+    [line] = lines(capsys)
+    assert line["event"] == "exchange"
+    assert line["level"] == "info"
+    assert line["logger"] == "gateway.exchange"
+    assert line["request_id"] == "r-1"
+    assert line["client_version"] == "0.3"
+    assert line["upstream_version"] == "1.0"
+    assert line["method"] == "message/send"
+    assert line["binding"] == "JSONRPC"
+    assert line["status"] == 200
+    assert line["duration_ms"] == 12.5
+    assert "notes" not in line
+    assert line["timestamp"].endswith("Z") and "T" in line["timestamp"]
+
+
+def test_none_values_are_not_bound_and_clear_forgets(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(JSON_INFO)
+    obs.bind_exchange(request_id="r-2", method=None)
+    obs.bind(task_state="TASK_STATE_COMPLETED")
+    obs.get_logger("t").info("one")
+    obs.clear()
+    obs.get_logger("t").info("two")
+    first, second = lines(capsys)
+    assert first["request_id"] == "r-2" and "method" not in first
+    assert first["task_state"] == "TASK_STATE_COMPLETED"
+    assert "request_id" not in second and "task_state" not in second
+
+
+def test_notes_go_into_the_exchange_line_and_are_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(JSON_INFO)
+    notes = [
+        Note("unknown_field", "$.message.extra"),
+        Note("dropped", "$.parts[0].metadata", "no v0.3 equivalent"),
+        Note("unknown_field", "$.task.x"),
+    ]
+    obs.log_exchange(status=200, notes=notes)
+    [line] = lines(capsys)
+    assert line["notes"] == [
+        {"code": "unknown_field", "path": "$.message.extra"},
+        {"code": "dropped", "path": "$.parts[0].metadata", "detail": "no v0.3 equivalent"},
+        {"code": "unknown_field", "path": "$.task.x"},
+    ]
+    assert obs.NOTE_COUNTER.snapshot() == {"unknown_field": 2, "dropped": 1}
+
+
+def test_log_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(JSON_INFO)
+    log = obs.get_logger("gateway.push")
+    obs.log_notes(log, [Note("defaulted", "$.status.timestamp")], route="abc")
+    obs.log_notes(log, [])  # nothing to say: no line
+    [line] = lines(capsys)
+    assert line["event"] == "translation_notes"
+    assert line["logger"] == "gateway.push"
+    assert line["route"] == "abc"
+    assert line["notes"] == [{"code": "defaulted", "path": "$.status.timestamp"}]
+    assert obs.NOTE_COUNTER.snapshot() == {"defaulted": 1}
+
+
+def test_note_counter() -> None:
+    counter = obs.NoteCounter()
+    counter.add([Note("a", "$"), Note("b", "$"), Note("a", "$.x")])
+    counter.add([])
+    assert counter.snapshot() == {"a": 2, "b": 1}
+    snap = counter.snapshot()
+    snap["a"] = 99
+    assert counter.snapshot()["a"] == 2  # a copy
+    counter.reset()
+    assert counter.snapshot() == {}
+
+
+def test_level_filtering(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(LogSettings(format="json", level="warning"))
+    log = obs.get_logger("t")
+    log.info("hidden")
+    log.warning("shown")
+    obs.log_exchange(status=200)  # info: filtered
+    obs.log_exchange(status=502, level="error")
+    assert [(line["event"], line["level"]) for line in lines(capsys)] == [
+        ("shown", "warning"),
+        ("exchange", "error"),
+    ]
+
+
+def test_exceptions_are_rendered_into_the_json_line(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(JSON_INFO)
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        obs.get_logger("t").exception("failed")
+    [line] = lines(capsys)
+    assert line["level"] == "error"
+    assert "ValueError: boom" in line["exception"]
+
+
+def test_stdlib_logging_is_rendered_the_same_way(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(JSON_INFO)
+    obs.bind_exchange(request_id="r-3")
+    logging.getLogger("aiohttp.server").warning("bad %s", "request")
+    logging.getLogger("aiohttp.server").debug("filtered")
+    [line] = lines(capsys)
+    assert line["event"] == "bad request"
+    assert line["logger"] == "aiohttp.server"
+    assert line["level"] == "warning"
+    assert line["request_id"] == "r-3"
+
+
+def test_console_format(capsys: pytest.CaptureFixture[str]) -> None:
+    obs.configure(LogSettings(format="console", level="debug"))
+    obs.bind_exchange(request_id="r-4")
+    obs.get_logger("t").debug("hello", n=1)
+    out = capsys.readouterr().out
+    assert "hello" in out and "request_id=r-4" in out and "n=1" in out
+    assert "\x1b[" not in out  # no colors when not a terminal
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(out)
+
+
+def test_reconfigure_replaces_the_stdlib_handler() -> None:
+    root = logging.getLogger()
+    before = list(root.handlers)
+    obs.configure(JSON_INFO)
+    obs.configure(LogSettings(format="console", level="info"))
+    assert len(root.handlers) == len(before) + 1
+    obs.reset()
+    assert root.handlers == before
+
+
+def test_explicit_stream() -> None:
+    import io
+
+    buf = io.StringIO()
+    obs.configure(JSON_INFO, stream=buf)
+    obs.log_exchange(status=204)
+    assert json.loads(buf.getvalue())["status"] == 204

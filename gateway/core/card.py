@@ -109,8 +109,9 @@ def served_card(upstream: UpstreamCard, *, client: Version, base_url: str,
     if client is Version.V10:
         return card
     v03_only = [i for i in interfaces if i["protocolVersion"] == "0.3"]
-    v03 = translate("agent_card", {**card, "supportedInterfaces": v03_only}, src=Dialect.V10,
+    v03: JsonObj = translate("agent_card", {**card, "supportedInterfaces": v03_only}, src=Dialect.V10,
                     dst=Dialect.V03RPC, cx=cx)
+    v03 = dict(v03)
     v03["protocolVersion"] = "0.3.0"
     # a superset: header-less v1.0 tools read `supportedInterfaces` (wire-mapping §1.4)
     v03["supportedInterfaces"] = interfaces

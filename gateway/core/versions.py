@@ -1,6 +1,5 @@
-"""Version negotiation (wire-mapping.md §2): the client's version from `A2A-Version` (header, then query
-parameter, absent = 0.3), the method-spelling cross-check, the passthrough decision and the extension
-headers. It reads header values and method names only, never a body."""
+"""Version negotiation (wire-mapping.md §2): `A2A-Version` detection, the method-spelling cross-check,
+passthrough and extension headers. It reads header values and method names only, never a body."""
 
 from __future__ import annotations
 

@@ -34,7 +34,10 @@ def _task_not_found(task_id: str) -> RpcError:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """UTC with millisecond precision, printed as protobuf prints a Timestamp (no fraction when zero)."""
+    now = datetime.now(UTC)
+    millis = now.microsecond // 1000
+    return now.strftime("%Y-%m-%dT%H:%M:%S") + (f".{millis:03d}Z" if millis else "Z")
 
 
 def _text_of(message: JsonObj) -> str:
@@ -120,7 +123,7 @@ class DemoTasks:
                 raise unsupported(f"Task {task_id} is in terminal state: {state}")
             if task_id in self._busy:
                 raise unsupported(f"Task {task_id} is still working on the previous message")
-            if message.get("contextId", task["contextId"]) != task["contextId"]:
+            if message.get("contextId") not in (None, "", task["contextId"]):
                 raise invalid_params("message.contextId does not match the task's contextId")
             _archive_status_message(task)
             task["history"].append({**message, "contextId": task["contextId"]})
@@ -134,7 +137,7 @@ class DemoTasks:
         text = _text_of(message)
         events = [self._status(task, "TASK_STATE_WORKING")]
         if text.lstrip().lower().startswith("ask"):
-            reply = f"You said: {text!r}. Send another message with taskId {task_id} to finish."
+            reply = f'You said "{text}". Send another message with taskId {task_id} to finish.'
             events.append(self._status(task, "TASK_STATE_INPUT_REQUIRED", reply))
             return task, events
         pieces = _chunks(message["parts"]) if chunked else [message["parts"]]

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
+AnyHeaders = CIMultiDictProxy[str] | CIMultiDict[str]
+
 from gateway.core.types import Version
 from gateway.core.versions import merge_extensions
 
@@ -20,13 +22,13 @@ OWNED = frozenset({"host", "content-length", "content-type", "content-encoding",
 EXTENSIONS = {Version.V03: "X-A2A-Extensions", Version.V10: "A2A-Extensions"}
 
 
-def _end_to_end(headers: CIMultiDictProxy[str] | CIMultiDict[str]) -> CIMultiDict[str]:
+def _end_to_end(headers: AnyHeaders) -> CIMultiDict[str]:
     named = {h.strip().lower() for v in headers.getall("Connection", []) for h in v.split(",")}
     return CIMultiDict((k, v) for k, v in headers.items()
                        if k.lower() not in HOP_BY_HOP and k.lower() not in OWNED and k.lower() not in named)
 
 
-def upstream_request_headers(client: CIMultiDictProxy[str], upstream: Version, *, peer: str | None,
+def upstream_request_headers(client: AnyHeaders, upstream: Version, *, peer: str | None,
                              extra: Mapping[str, str], content_type: str) -> CIMultiDict[str]:
     """Headers for the agent: the client's end-to-end headers (authorization untouched), the target
     version stated explicitly, extensions under the agent's spelling, no compression."""
@@ -45,7 +47,7 @@ def upstream_request_headers(client: CIMultiDictProxy[str], upstream: Version, *
     return out
 
 
-def client_response_headers(upstream: CIMultiDictProxy[str], client: Version) -> CIMultiDict[str]:
+def client_response_headers(upstream: AnyHeaders, client: Version) -> CIMultiDict[str]:
     """Headers for the client: the agent's end-to-end headers and its activated extensions under the
     client's spelling; length, type and encoding are the gateway's own."""
     out = _end_to_end(upstream)

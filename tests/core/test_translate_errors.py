@@ -1,6 +1,5 @@
-"""The error table (wire-mapping.md §6.1, checked against a2a-sdk), the "error" / "rest_error" families
-beyond the goldens, REST error derivation from PY03/JS/GO replies (§6.3, §9 cases 85-90), and the builders
-for the gateway's own faults in every dialect."""
+"""The §6.1 error table (checked against a2a-sdk), the "error"/"rest_error" families beyond the goldens,
+REST error derivation from PY03/JS/GO replies (§9 cases 85-90), builders for every gateway fault."""
 
 from __future__ import annotations
 

@@ -190,6 +190,13 @@ class FakeAgent:
         return f"{rec.method} {rec.path}"
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return await self._answer(request)
+        except asyncio.CancelledError:  # the client left and the server cancelled the handler
+            self._left()
+            raise
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         try:
             body = jsoncodec.loads(raw) if raw else None

@@ -131,8 +131,11 @@ def response_from_json(value: Any) -> RpcResponse:
     if not _is_id(rpc_id):
         raise InvalidAgentResponse("agent reply: id must be a string, an integer or null")
     has_result, has_error = "result" in value, "error" in value
-    if has_result is has_error:
+    if has_result and has_error:
         raise InvalidAgentResponse("agent reply must have exactly one of result and error")
+    if not has_error and not has_result:
+        # a2a-sdk 0.3 drops `"result": null` (exclude_none) from its push-config delete reply
+        return RpcResponse(rpc_id, None)
     if not has_error:
         return RpcResponse(rpc_id, value["result"])
     error = value["error"]

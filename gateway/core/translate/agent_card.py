@@ -167,9 +167,10 @@ def _v10_to_v03rest(value: Any, cx: Cx, at: str) -> JsonObj:
     return write_v03(read_card(value, cx, at, v10=True, proto=True), cx, at, rpc=False)
 
 
-register({"agent_card": {
+TRANSLATORS = {
     (Dialect.V03RPC, Dialect.V10): _v03rpc_to_v10,
     (Dialect.V10, Dialect.V03RPC): _v10_to_v03rpc,
     (Dialect.V03REST, Dialect.V10): _v03rest_to_v10,
     (Dialect.V10, Dialect.V03REST): _v10_to_v03rest,
-}})
+}
+register({"agent_card": TRANSLATORS})

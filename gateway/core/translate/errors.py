@@ -1,6 +1,5 @@
-"""A2A error payloads and the wire-mapping.md §6.1 code table: JSON-RPC error objects ("error"), REST
-error bodies ("rest_error"), the HTTP-status derivation for REST replies, and builders that render the
-gateway's own faults. It may not invent gateway errors (core/errors.py owns those)."""
+"""A2A error payloads and the §6.1 code table: JSON-RPC errors ("error"), REST error bodies ("rest_error"),
+and renderings of the gateway's own faults. It may not invent gateway errors (core/errors.py does)."""
 
 from __future__ import annotations
 

@@ -40,10 +40,9 @@ def _copy_tail(src: JsonObj, out: JsonObj, at: str, keys: tuple[str, ...]) -> No
     md = src.get("metadata")
     if md is not None:
         out["metadata"] = md if type(md) is dict else obj(md, f"{at}.metadata")
-    if len(src) > 4:  # messageId, role, parts and one more: only then can these be present
-        for key in keys:
-            if key in src:
-                out[key] = strings(src[key], f"{at}.{key}")
+    for key in keys:
+        if key in src:
+            out[key] = strings(src[key], f"{at}.{key}")
 
 
 def _message_id(msg: JsonObj, at: str) -> str:

@@ -5,6 +5,7 @@ streamed. Every failure answers a JSON-RPC error in the caller's version, with i
 from __future__ import annotations
 
 import time
+from typing import Any
 import uuid
 
 import aiohttp
@@ -65,15 +66,17 @@ async def handle(request: web.Request) -> web.StreamResponse:
     request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex
     clear()
     bind_exchange(request_id=request_id, binding=Binding.JSONRPC)
-    fields: dict[str, object] = {}
+    fields: dict[str, Any] = {}
     try:
         response = await _exchange(request, settings, upstream, fields)
     except GatewayError as err:  # raised before the caller's version was known
         fields.update(outcome=f"error {err.jsonrpc_code}", error=err.message)
-        response = _error(getattr(err, "rpc_id", None), err, _version_of_method(getattr(err, "rpc_method", None)))
+        response = _error(jsonrpc.rpc_id_of(err), err, _version_of_method(jsonrpc.rpc_method_of(err)))
     if not response.prepared:
         response.headers["X-Request-Id"] = request_id
-    log_exchange(duration_ms=round((time.monotonic() - started) * 1000, 2), status=response.status, **fields)
+    notes = fields.pop("notes", ())
+    log_exchange(notes=notes if isinstance(notes, list) else (), status=response.status,
+                 duration_ms=round((time.monotonic() - started) * 1000, 2), **fields)
     return response
 
 
@@ -82,7 +85,7 @@ def _version_of_method(method: str | None) -> Version:
 
 
 async def _exchange(request: web.Request, settings: Settings, upstream: Upstream,
-                    fields: dict[str, object]) -> web.StreamResponse:
+                    fields: dict[str, Any]) -> web.StreamResponse:
     body = await read_body(request, settings.limits.max_body_bytes)
     rpc = jsonrpc.parse_request(body)
     spelled = method_version(rpc.method)
@@ -122,7 +125,7 @@ async def _exchange(request: web.Request, settings: Settings, upstream: Upstream
 
 
 async def _unary(upstream: Upstream, url: str, headers: CIMultiDict[str], out: bytes,
-                 exchange: RpcExchange, client: Version, fields: dict[str, object]) -> web.Response:
+                 exchange: RpcExchange, client: Version, fields: dict[str, Any]) -> web.Response:
     while True:
         reply = await upstream.request("POST", url, headers=headers, body=out)
         if reply.status in (401, 403):  # authentication is end to end: the challenge passes unchanged
@@ -141,7 +144,7 @@ async def _unary(upstream: Upstream, url: str, headers: CIMultiDict[str], out: b
 
 async def _stream(request: web.Request, settings: Settings, upstream: Upstream, url: str,
                   headers: CIMultiDict[str], out: bytes, exchange: RpcExchange,
-                  fields: dict[str, object]) -> web.StreamResponse:
+                  fields: dict[str, Any]) -> web.StreamResponse:
     headers["Accept"] = "text/event-stream"
     resp = await upstream.open("POST", url, headers=headers, body=out)
     try:
@@ -173,7 +176,7 @@ async def _pump(stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay:
 
 async def _pass_through(request: web.Request, settings: Settings, upstream: Upstream, url: str,
                         headers: CIMultiDict[str], body: bytes, streaming: bool, client: Version,
-                        fields: dict[str, object]) -> web.StreamResponse:
+                        fields: dict[str, Any]) -> web.StreamResponse:
     if not streaming:
         reply = await upstream.request("POST", url, headers=headers, body=body)
         fields["outcome"] = f"http {reply.status}"

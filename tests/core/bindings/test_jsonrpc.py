@@ -137,7 +137,6 @@ def test_parse_response(rpc_id: Any) -> None:
     b"<html>502 Bad Gateway</html>", b"", b"[]",
     b'[{"jsonrpc":"2.0","id":1,"result":1}]',
     b'{"id":1,"result":1}',
-    b'{"jsonrpc":"2.0","id":1}',
     b'{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}',
     b'{"jsonrpc":"2.0","id":true,"result":1}',
     b'{"jsonrpc":"2.0","id":1,"error":"boom"}',
@@ -187,3 +186,8 @@ def test_arbitrary_json_parse_or_raise_our_error(value: Any) -> None:
         assert req.id == value.get("id")
     with contextlib.suppress(InvalidAgentResponse):
         parse_response(body)
+
+
+def test_parse_response_reads_a_missing_result_as_null() -> None:
+    # a2a-sdk 0.3's push-config delete reply drops `"result": null` (pydantic exclude_none)
+    assert parse_response(b'{"jsonrpc":"2.0","id":1}') == RpcResponse(1, None)

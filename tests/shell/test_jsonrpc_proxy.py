@@ -1,0 +1,240 @@
+"""The JSON-RPC endpoint end to end over loopback, against scripted fake agents: translation both
+ways, pass-through, headers, the gateway's own faults in the caller's version, streams."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from gateway.core import jsoncodec
+
+V03_SEND = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": {
+    "kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}
+V10_SEND = {"jsonrpc": "2.0", "id": "a", "method": "SendMessage", "params": {"message": {
+    "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+V10_TASK = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+            "artifacts": [{"artifactId": "a1", "parts": [{"data": [1, 2]}]}]}
+V03_TASK = {"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "completed"},
+            "artifacts": [{"artifactId": "a1", "parts": [
+                {"kind": "data", "data": {"value": [1, 2]}, "metadata": {"data_part_compat": True}}]}]}
+
+
+async def _post(client: Any, payload: Any, **headers: str) -> tuple[int, Any, Any]:
+    resp = await client.post("/", data=jsoncodec.dumpb(payload) if not isinstance(payload, bytes) else payload,
+                             headers={"Content-Type": "application/json", **headers})
+    return resp.status, await resp.json(), resp.headers
+
+
+async def test_v03_client_to_v10_agent_is_translated_both_ways(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": V10_TASK})
+    client = await gateway_factory(fake.url)
+    status, body, _ = await _post(client, V03_SEND, Authorization="Bearer secret")
+    assert status == 200
+    assert body == {"jsonrpc": "2.0", "id": 7, "result": V03_TASK}
+    (rec,) = fake.calls("SendMessage")
+    assert rec.body == {"jsonrpc": "2.0", "id": 7, "method": "SendMessage",
+                        "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+    assert rec.headers["A2A-Version"] == "1.0"
+    assert rec.headers["Authorization"] == "Bearer secret"
+
+
+async def test_v10_client_to_v03_agent(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("message/send", V03_TASK)
+    client = await gateway_factory(fake.url)
+    status, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})
+    assert body == {"jsonrpc": "2.0", "id": "a", "result": {"task": V10_TASK}}
+    (rec,) = fake.calls("message/send")
+    assert rec.params["message"]["kind"] == "message"
+    assert rec.params["configuration"] == {"blocking": True}
+    assert "A2A-Version" not in rec.headers
+
+
+async def test_same_version_passes_bytes_untouched(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    raw = b'{"jsonrpc":"2.0","id":"a","result":{"task":{"id":"t1","status":{"state":"TASK_STATE_WORKING"}}}}'
+    fake.reply_json("SendMessage", raw=raw)
+    client = await gateway_factory(fake.url)
+    sent = b'{"jsonrpc": "2.0", "id": "a", "method": "SendMessage", "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}}}'
+    resp = await client.post("/", data=sent, headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+    assert await resp.read() == raw
+    assert fake.calls("SendMessage")[0].raw == sent
+
+
+async def test_extension_headers_are_mirrored(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": V10_TASK}, headers={"A2A-Extensions": "https://ext/a"})
+    client = await gateway_factory(fake.url)
+    _, _, headers = await _post(client, V03_SEND, **{"X-A2A-Extensions": "https://ext/a, https://ext/b",
+                                                     "A2A-Extensions": "https://ext/b,https://ext/c"})
+    assert fake.calls("SendMessage")[0].headers["A2A-Extensions"] == "https://ext/a,https://ext/b,https://ext/c"
+    assert headers["X-A2A-Extensions"] == "https://ext/a"
+
+
+@pytest.mark.parametrize(("payload", "headers", "code", "rpc_id"), [
+    ({**V03_SEND, "method": "tasks/explode"}, {}, -32601, 7),
+    ({**V10_SEND, "method": "Explode"}, {"A2A-Version": "1.0"}, -32601, "a"),
+    (V03_SEND, {"A2A-Version": "2.0"}, -32009, 7),
+    (b"{not json", {}, -32700, None),
+    ({"jsonrpc": "2.0", "id": 3}, {}, -32600, 3),
+    ({**V03_SEND, "params": {"message": {"kind": "message", "messageId": "m", "role": "robot", "parts": []}}},
+     {}, -32602, 7),
+])
+async def test_bad_input_gets_an_error_in_the_callers_shape(fake_agent_factory, gateway_factory, payload: Any,
+                                                           headers: dict[str, str], code: int, rpc_id: Any) -> None:
+    fake = await fake_agent_factory("1.0")
+    client = await gateway_factory(fake.url)
+    status, body, _ = await _post(client, payload, **headers)
+    assert status == 200
+    assert body["id"] == rpc_id and body["error"]["code"] == code
+    if headers.get("A2A-Version") == "1.0" and code != -32700:
+        assert body["error"]["data"][0]["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
+    assert not fake.calls("SendMessage")
+
+
+async def test_list_tasks_for_a_v03_agent_is_unsupported(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, {"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}},
+                             **{"A2A-Version": "1.0"})
+    assert body["error"]["code"] == -32004
+    assert body["error"]["data"][0]["reason"] == "UNSUPPORTED_OPERATION"
+
+
+async def test_upstream_errors_are_translated(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("GetTask", error={"code": -32001, "message": "Task not found", "data": [
+        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND",
+         "domain": "a2a-protocol.org", "metadata": {"taskId": "nope"}}]})
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, {"jsonrpc": "2.0", "id": 9, "method": "tasks/get", "params": {"id": "nope"}})
+    assert body == {"jsonrpc": "2.0", "id": 9,
+                    "error": {"code": -32001, "message": "Task not found", "data": {"taskId": "nope"}}}
+
+
+async def test_push_config_list_pages_are_concatenated_for_v03(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("ListTaskPushNotificationConfigs", {
+        "configs": [{"id": "a", "taskId": "t", "url": "https://h.example/a"}], "nextPageToken": "p2"})
+    fake.reply_json("ListTaskPushNotificationConfigs", {
+        "configs": [{"id": "b", "taskId": "t", "url": "https://h.example/b"}]})
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, {"jsonrpc": "2.0", "id": 1, "method": "tasks/pushNotificationConfig/list",
+                                      "params": {"id": "t"}})
+    assert [c["pushNotificationConfig"]["id"] for c in body["result"]] == ["a", "b"]
+    calls = fake.calls("ListTaskPushNotificationConfigs")
+    assert [c.params.get("pageToken") for c in calls] == [None, "p2"]
+
+
+async def test_unauthorized_passes_through(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", raw=b'{"detail":"no"}', status=401,
+                    headers={"WWW-Authenticate": 'Bearer realm="agent"'})
+    client = await gateway_factory(fake.url)
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_SEND))
+    assert resp.status == 401
+    assert resp.headers["WWW-Authenticate"] == 'Bearer realm="agent"'
+
+
+async def test_upstream_unreachable(gateway_factory, unused_tcp_port: int) -> None:
+    client = await gateway_factory(f"http://127.0.0.1:{unused_tcp_port}", upstream__version="1.0")
+    status, body, _ = await _post(client, V03_SEND)
+    assert status == 200 and body["id"] == 7 and body["error"]["code"] == -32603
+    assert "unreachable" in body["error"]["message"]
+
+
+async def test_upstream_timeout(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_delay("SendMessage", 5)
+    client = await gateway_factory(fake.url, upstream__timeout__total_unary=0.3)
+    _, body, _ = await _post(client, V03_SEND)
+    assert body["error"]["code"] == -32603 and "timed out" in body["error"]["message"]
+
+
+async def test_malformed_upstream_reply(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", raw=b"<html>oops</html>")
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, V03_SEND)
+    assert body["id"] == 7 and body["error"]["code"] == -32006
+
+
+async def test_request_body_over_the_limit(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    client = await gateway_factory(fake.url, limits__max_body_bytes=1024)
+    big = {**V03_SEND, "params": {"message": {**V03_SEND["params"]["message"], "metadata": {"x": "y" * 4096}}}}
+    status, body, _ = await _post(client, big)
+    assert body["error"]["code"] == -32600 and "larger" in body["error"]["message"]
+
+
+# ---- streams -------------------------------------------------------------------------------------
+
+V03_STREAM = {**V03_SEND, "method": "message/stream"}
+
+
+async def _events(resp: Any) -> list[Any]:
+    text = (await resp.read()).decode()
+    return [jsoncodec.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+async def test_stream_is_translated_event_by_event(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", [
+        {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
+        {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+        {"artifactUpdate": {"taskId": "t1", "contextId": "c1", "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}},
+        {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}},
+    ], crlf=True, pings=True)
+    client = await gateway_factory(fake.url)
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM))
+    assert resp.headers["Content-Type"].startswith("text/event-stream")
+    events = await _events(resp)
+    assert [e["result"]["kind"] for e in events] == ["task", "status-update", "artifact-update", "status-update"]
+    assert [e["result"].get("final") for e in events] == [None, False, None, True]
+    assert {e["id"] for e in events} == {7}
+
+
+async def test_stream_rejected_before_first_event_is_a_plain_error(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendStreamingMessage", error={"code": -32004, "message": "Streaming is not supported"})
+    client = await gateway_factory(fake.url)
+    status, body, _ = await _post(client, V03_STREAM)
+    assert body["error"]["code"] == -32004 and body["id"] == 7
+
+
+async def test_upstream_dying_mid_stream_gives_one_error_event(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", [
+        {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}], then="reset")
+    client = await gateway_factory(fake.url)
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM))
+    events = await _events(resp)
+    assert events[0]["result"]["kind"] == "task"
+    assert len(events) == 2 and events[1]["error"]["code"] in (-32603, -32006) and events[1]["id"] == 7
+
+
+async def test_client_leaving_closes_the_upstream_within_a_second(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", [
+        {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}], then="hang")
+    client = await gateway_factory(fake.url)
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM))
+    await resp.content.readline()
+    resp.close()
+    await asyncio.wait_for(fake.on_disconnect.wait(), 1.0)
+
+
+async def test_idle_stream_gets_keepalives(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", [
+        {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}], then="hang")
+    client = await gateway_factory(fake.url, server__heartbeat_seconds=0.1)
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM))
+    seen = b""
+    async with asyncio.timeout(2):
+        while b": keep-alive" not in seen:
+            seen += await resp.content.readany()
+    resp.close()

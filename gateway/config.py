@@ -3,6 +3,8 @@ overrides, validation once at start-up, and the generated reference and sample f
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import difflib
 import inspect
@@ -27,11 +29,13 @@ __all__ = [
     "ENV_PREFIX",
     "SCHEMA",
     "SECTIONS",
+    "AguiSettings",
     "ConfigError",
     "Key",
     "LimitsSettings",
     "LogSettings",
     "Problem",
+    "PushSettings",
     "ServerSettings",
     "Settings",
     "TimeoutSettings",
@@ -96,6 +100,33 @@ class LimitsSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class PushSettings:
+    enabled: bool
+    keys: tuple[bytes, ...] = dataclasses.field(repr=False)  # decoded 32-byte keys; keys[0] seals
+    webhook_base_url: str
+    webhook_path: str
+    allow_networks: tuple[Network, ...]
+    max_concurrency: int
+    max_attempts: int
+    backoff_seconds: float
+    timeout_seconds: float
+    max_body_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class AguiSettings:
+    contextid_mode: Literal["server", "thread"]
+    unknown_surface: Literal["lenient", "strict"]
+    action_encoding: Literal["auto", "v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0", "bare"]
+    a2ui_versions: tuple[str, ...]
+    a2ui_sniff: bool
+    input_required_as_interrupt: bool
+    settle_seconds: float
+    session_ttl_seconds: float
+    max_sessions: int
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     format: Literal["json", "console"]
     level: Literal["debug", "info", "warning", "error", "critical"]
@@ -106,7 +137,9 @@ class Settings:
     server: ServerSettings
     upstream: UpstreamSettings
     limits: LimitsSettings
+    push: PushSettings
     quirks: Quirks
+    agui: AguiSettings
     log: LogSettings
 
 
@@ -310,6 +343,16 @@ def _check_headers(value: Mapping[str, str]) -> Mapping[str, str]:
     return value
 
 
+_A2UI_VERSIONS = ("v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0")
+
+
+def _check_a2ui_versions(value: tuple[str, ...]) -> tuple[str, ...]:
+    for item in value:
+        if item not in _A2UI_VERSIONS:
+            raise _Bad(f"{item!r} is not an A2UI version; expected some of {', '.join(_A2UI_VERSIONS)}")
+    return value
+
+
 def _at_least(minimum: float, *, strict: bool = False) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if value < minimum or (strict and value == minimum):
@@ -323,6 +366,32 @@ _POSITIVE = _at_least(0, strict=True)
 _NON_NEGATIVE = _at_least(0)
 _ONE_OR_MORE = _at_least(1)
 
+
+def _check_push_keys(value: tuple[str, ...]) -> tuple[bytes, ...]:
+    keys: list[bytes] = []
+    for i, item in enumerate(value):
+        text = item.strip().rstrip("=").replace("-", "+").replace("_", "/")  # standard or URL-safe
+        try:
+            key = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            raise _Bad(f"key {i + 1} is not base64") from None
+        if len(key) != 32:
+            raise _Bad(f"key {i + 1} must decode to 32 bytes, got {len(key)}; make one with: "
+                       "python -c 'import os,base64; print(base64.b64encode(os.urandom(32)).decode())'")
+        keys.append(key)
+    return tuple(keys)
+
+
+def _check_webhook_base(value: str) -> str:
+    return "" if value == "" else _check_http_url(value, what="the webhook base URL").rstrip("/")
+
+
+def _check_webhook_path(value: str) -> str:
+    path = value.rstrip("/")
+    if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", path):
+        raise _Bad(f"must be an absolute path of plain segments, e.g. /a2a-push, got {value!r}")
+    return path
+
 # --- the table -------------------------------------------------------------------------------------
 
 SECTIONS: dict[str, str] = {
@@ -330,8 +399,12 @@ SECTIONS: dict[str, str] = {
     "upstream": "The agent behind the gateway.",
     "upstream.timeout": "Timeouts for calls to the upstream agent, in seconds.",
     "limits": "Size and concurrency limits.",
+    "push": "The push-notification relay: client webhooks are registered upstream as the gateway's own "
+    "webhook, with the client's route sealed (encrypted) into its URL, so any replica can deliver.",
     "quirks": "Per-peer compatibility switches for known differences between A2A implementations "
     "(wire-mapping.md §10.5). The defaults follow the specification.",
+    "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
+    "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
 }
 
@@ -406,6 +479,73 @@ _BASE_SCHEMA: tuple[Key, ...] = (
     Key("limits.max_connections", "int", 100,
         "Most simultaneous connections to the upstream agent (the client pool size).",
         check=_ONE_OR_MORE),
+    Key("push.enabled", "bool", True,
+        "Relay push notifications between versions; false passes clients' webhook configs through "
+        "unchanged."),
+    Key("push.keys", "list", (),
+        "Base64 32-byte keys that seal webhook routes; the first seals, all open, so rotate by "
+        "prepending a new key and dropping the old one later. Every replica needs the same keys. Empty "
+        "means a random key per process (a warning at start): registrations then break on restart and "
+        "on other replicas.",
+        check=_check_push_keys, example='["<base64 of 32 random bytes>"]'),
+    Key("push.webhook_base_url", "str", "",
+        "Base URL at which the upstream agent reaches the gateway's webhook. Empty means "
+        "server.public_url, else http:// plus server.listen (loopback for an unspecified host: the "
+        "sidecar case).",
+        check=_check_webhook_base),
+    Key("push.webhook_path", "str", "/a2a-push",
+        "Path prefix of the gateway's webhook; the sealed route follows it as one more segment.",
+        check=_check_webhook_path),
+    Key("push.allow_networks", "list", (),
+        "IP addresses or CIDR blocks that client webhooks may resolve to although they are loopback, "
+        "private, link-local or otherwise non-public (refused by default against SSRF).",
+        check=_check_cidrs),
+    Key("push.max_concurrency", "int", 32,
+        "Most webhook deliveries in flight at once.",
+        check=_ONE_OR_MORE),
+    Key("push.max_attempts", "int", 5,
+        "Attempts per delivery (timeouts, connection errors, 408, 429 and 5xx are retried).",
+        check=_ONE_OR_MORE),
+    Key("push.backoff_seconds", "float", 0.5,
+        "Delay before the first retry; it doubles per attempt (with jitter), up to 30 seconds.",
+        check=_NON_NEGATIVE),
+    Key("push.timeout_seconds", "float", 10.0,
+        "Time allowed for one delivery attempt to the client's webhook.",
+        check=_POSITIVE),
+    Key("push.max_body_bytes", "int", 4 * _MIB,
+        "Largest notification body accepted from the upstream agent, in bytes (default 4 MiB).",
+        check=_ONE_OR_MORE),
+    Key("agui.contextid_mode", "enum", "server",
+        "\"server\": the agent issues the A2A contextId on a thread's first run and the gateway keeps "
+        "it; \"thread\": the AG-UI threadId is sent as the contextId (only for agents that accept "
+        "client-chosen ids).",
+        choices=("server", "thread")),
+    Key("agui.unknown_surface", "enum", "lenient",
+        "A user action on a surface the thread does not know (or deleted): \"lenient\" forwards it "
+        "with a CUSTOM a2ui.warning event, \"strict\" ends the run with RUN_ERROR.",
+        choices=("lenient", "strict")),
+    Key("agui.action_encoding", "enum", "auto",
+        "How a user action is encoded for the agent: \"auto\" in the A2UI version of its surface, a "
+        "version to force one, \"bare\" for the action object alone.",
+        choices=("auto", "v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0", "bare")),
+    Key("agui.a2ui_versions", "list", ("v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0"),
+        "A2UI versions the gateway may activate; the newest one the agent card also lists is used.",
+        check=_check_a2ui_versions),
+    Key("agui.a2ui_sniff", "bool", True,
+        "Recognise A2UI messages in DataParts without an A2UI media type by their shape.",),
+    Key("agui.input_required_as_interrupt", "bool", False,
+        "End input-required runs of AG-UI 1.0 clients with an interrupt outcome (clients must then "
+        "answer with resume); off: a plain RUN_FINISHED, which A2UI action runs need.",),
+    Key("agui.settle_seconds", "float", 0.5,
+        "After an input-required or auth-required state, how long to wait for the agent to close its "
+        "stream before the run is finished anyway.",
+        check=_NON_NEGATIVE),
+    Key("agui.session_ttl_seconds", "float", 86400.0,
+        "How long a thread's state (A2A context and task, A2UI surfaces) is kept after its last run.",
+        check=_POSITIVE),
+    Key("agui.max_sessions", "int", 10000,
+        "Most threads whose state is kept; the least recently used go first.",
+        check=_ONE_OR_MORE),
     Key("log.format", "enum", "json",
         "\"json\": one JSON object per line (production); \"console\": human-readable (development).",
         choices=("json", "console")),
@@ -469,7 +609,9 @@ _SECTION_TYPES: dict[str, type] = {
     "upstream": UpstreamSettings,
     "upstream.timeout": TimeoutSettings,
     "limits": LimitsSettings,
+    "push": PushSettings,
     "quirks": Quirks,
+    "agui": AguiSettings,
     "log": LogSettings,
 }
 

@@ -38,12 +38,19 @@ class UpstreamCard:
     def pick(self, version: Version, binding: Binding = Binding.JSONRPC) -> Interface | None:
         return next((i for i in self.interfaces if i.version is version and i.binding is binding), None)
 
+    def candidates(self, client: Version, binding: Binding) -> list[Interface]:
+        """The agent's interfaces in the order a call of `client` over `binding` should try them:
+        same version and binding (a pass-through), same version on another binding, then the
+        other version on the caller's binding, then on another binding."""
+        def rank(i: Interface) -> tuple[bool, bool]:
+            return i.version is not client, i.binding is not binding
+        return sorted(self.interfaces, key=rank)
+
     def choose(self, client: Version, binding: Binding = Binding.JSONRPC) -> Interface:
-        """Same version first (a pass-through), else the other version, on the client's binding."""
-        found = self.pick(client, binding) or next((i for i in self.interfaces if i.binding is binding), None)
-        if found is None:
-            raise TranslationError("$.supportedInterfaces", f"the agent offers no {binding.value} interface")
-        return found
+        found = self.candidates(client, binding)
+        if not found:
+            raise TranslationError("$.supportedInterfaces", "the agent offers no interface the gateway speaks")
+        return found[0]
 
 
 def _version_of(raw: Any) -> Version | None:

@@ -1,61 +1,89 @@
-"""One proxied JSON-RPC call, planned purely: the request to send upstream, the reply for the client
-(results and A2A errors translated, paging for v0.3 lists, history limits the agent may not honour),
-and the gateway's own faults in the client's version. No I/O: the shell sends and receives."""
+"""One proxied call, planned purely, for any client side (version × binding) and any upstream side:
+the request to send upstream, the reply for the client (results and A2A errors translated through
+the v1.0 hub, paging for v0.3 lists, history limits the agent may not honour, push webhooks sealed
+and unsealed), and the gateway's own faults in the client's shape. No I/O: the shell sends."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.core import jsoncodec
-from gateway.core.bindings import jsonrpc
-from gateway.core.card import UpstreamCard, served_card
+from gateway.core.bindings import jsonrpc, rest
+from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.errors import GatewayError, as_agent_error
 from gateway.core.notes import Cx, Note
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.stream import StreamRelay
-from gateway.core.translate.errors import jsonrpc_error
+from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
 from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj, Version
 
-RPC_DIALECT = {Version.V03: Dialect.V03RPC, Version.V10: Dialect.V10}
+if TYPE_CHECKING:
+    from gateway.core.push import PushSealer
+
+DIALECT = {
+    (Version.V03, Binding.JSONRPC): Dialect.V03RPC,
+    (Version.V03, Binding.REST): Dialect.V03REST,
+    (Version.V10, Binding.JSONRPC): Dialect.V10,
+    (Version.V10, Binding.REST): Dialect.V10,
+}
+JSON = "application/json"
+_UPSTREAM_RPC_ID = "a2a-gateway"  # the id of JSON-RPC requests made for REST clients
+_PUSH_RESULTS = frozenset({"create_push_config", "get_push_config", "list_push_configs"})
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """What the client asked: an operation and its params in the client's dialect."""
+
+    op: Operation
+    version: Version
+    binding: Binding
+    params: Any
+    rpc_id: Any = None   # JSON-RPC clients only, echoed verbatim
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    body: bytes
+    content_type: str = JSON
 
 
 @dataclass(frozen=True, slots=True)
 class Done:
     """The reply for the client is ready."""
 
-    body: bytes
+    reply: Reply
 
 
 @dataclass(frozen=True, slots=True)
 class Again:
     """Send this request upstream too and hand its reply back (a v0.3 client's unpaged list)."""
 
-    body: bytes
+    request: rest.Outgoing
 
 
 @dataclass(slots=True)
-class RpcExchange:
-    """A translated JSON-RPC exchange between a client of one version and an agent of the other."""
+class Exchange:
+    """A translated exchange between a client side and an upstream side of different shapes."""
 
-    request: jsonrpc.RpcRequest
-    op: Operation
-    client: Version
-    upstream: Version
+    call: Call
+    upstream: Interface
     quirks: Quirks = field(default_factory=Quirks)
-    tenant: str = ""
-    # for the extended card: the gateway's own interfaces replace the agent's
-    base_url: str = ""
+    base_url: str = ""                              # the gateway's public base, for the extended card
     bindings: tuple[Binding, ...] = (Binding.JSONRPC,)
+    sealer: PushSealer | None = None                # the push relay, when enabled
     cx: Cx = field(init=False)
+    webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
     _history: int | None = field(init=False, default=None)
     _up_params: Any = field(init=False, default=None)
     _configs: list[Any] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        self.cx = Cx(quirks=self.quirks, tenant=self.tenant)
+        self.cx = Cx(quirks=self.quirks, tenant=self.upstream.tenant)
 
     @property
     def notes(self) -> list[Note]:
@@ -63,74 +91,176 @@ class RpcExchange:
 
     @property
     def src(self) -> Dialect:
-        return RPC_DIALECT[self.client]
+        return DIALECT[(self.call.version, self.call.binding)]
 
     @property
     def dst(self) -> Dialect:
-        return RPC_DIALECT[self.upstream]
+        return DIALECT[(self.upstream.version, self.upstream.binding)]
 
-    def upstream_request(self) -> bytes:
-        """The JSON-RPC request for the agent. Raises GatewayError for invalid or untranslatable params."""
-        params = self.request.params if self.request.params is not None else {}
-        up = translate(self.op.params_family, params, src=self.src, dst=self.dst, cx=self.cx, at="$.params")
+    @property
+    def op(self) -> Operation:
+        return self.call.op
+
+    # ---- request ------------------------------------------------------------------------------
+
+    def upstream_request(self) -> rest.Outgoing:
+        """The request for the agent. Raises GatewayError for invalid or untranslatable params."""
+        params = self.call.params if self.call.params is not None else {}
+        if self.sealer is not None and _registers_webhook(self.op, params):
+            hub = translate(self.op.params_family, params, src=self.src, dst=Dialect.V10, cx=self.cx,
+                            at="$.params")
+            hub = self._seal(hub)
+            up = translate(self.op.params_family, hub, src=Dialect.V10, dst=self.dst, cx=self.cx, at="$.params")
+        else:
+            up = translate(self.op.params_family, params, src=self.src, dst=self.dst, cx=self.cx, at="$.params")
         self._up_params = up
-        if self.client is Version.V10 and isinstance(params, dict):
+        if self.call.version is Version.V10 and isinstance(params, dict):
             # v1.0 promises at most historyLength messages (0: none); a v0.3 agent cannot be trusted
             hist = params.get("historyLength", (params.get("configuration") or {}).get("historyLength"))
             self._history = hist if type(hist) is int else None
-        return jsoncodec.dumpb(jsonrpc.request_envelope(self.request.id, self.op.method(self.upstream), up))
+        return self._outgoing(up)
 
-    def client_reply(self, body: bytes) -> Done | Again:
-        """Translate the agent's JSON-RPC reply (any HTTP status) for the client."""
+    def _outgoing(self, params: Any) -> rest.Outgoing:
+        if self.upstream.binding is Binding.REST:
+            return rest.build(self.op, params, self.upstream.version, tenant=self.upstream.tenant,
+                              quirks=self.quirks)
+        rpc_id = self.call.rpc_id if self.call.binding is Binding.JSONRPC else _UPSTREAM_RPC_ID
+        envelope = jsonrpc.request_envelope(rpc_id, self.op.method(self.upstream.version), params)
+        return rest.Outgoing("POST", "", (), jsoncodec.dumpb(envelope))
+
+    def _seal(self, hub: JsonObj) -> JsonObj:
+        assert self.sealer is not None
+        if self.op.name == "create_push_config":
+            self.webhooks.append(hub["url"])
+            return self.sealer.seal(hub, client=self.call.version, task_id=hub.get("taskId", ""))
+        conf = hub["configuration"]
+        cfg = conf["taskPushNotificationConfig"]
+        self.webhooks.append(cfg["url"])
+        task_id = hub["message"].get("taskId", "")
+        sealed = self.sealer.seal(cfg, client=self.call.version, task_id=task_id)
+        return {**hub, "configuration": {**conf, "taskPushNotificationConfig": sealed}}
+
+    # ---- reply --------------------------------------------------------------------------------
+
+    def client_reply(self, status: int, body: bytes) -> Done | Again:
+        """Translate the agent's reply (any HTTP status) for the client."""
         try:
-            reply = jsonrpc.parse_response(body)
+            ok, value = self._read_upstream(status, body)
         except GatewayError as err:
             return Done(self.error_reply(err))
-        if reply.error is not None:
-            error = translate("error", reply.error, src=self.dst, dst=self.src, cx=self.cx, at="$.error")
-            return Done(jsoncodec.dumpb(jsonrpc.error_envelope(self.request.id, error)))
+        if not ok:
+            return Done(self._error_from_hub(value))
         try:
-            result = self._result(reply.result)
+            result = self._result(value)
         except GatewayError as err:
             return Done(self.error_reply(as_agent_error(err)))
         if isinstance(result, Again):
             return result
-        return Done(jsoncodec.dumpb(jsonrpc.result_envelope(self.request.id, result)))
+        return Done(self._success(result))
 
-    def error_reply(self, err: GatewayError) -> bytes:
-        """The gateway's own fault as a JSON-RPC error in the client's version, with its id."""
-        return jsoncodec.dumpb(jsonrpc.error_envelope(self.request.id, jsonrpc_error(err, self.src)))
+    def _read_upstream(self, status: int, body: bytes) -> tuple[bool, Any]:
+        """(True, result) or (False, the error as a v1.0 JSON-RPC error object)."""
+        if self.upstream.binding is Binding.REST:
+            if 200 <= status < 300:
+                return True, rest.result_from_body(self.op, self.upstream.version, body)
+            parsed = _loads_or_none(body)
+            return False, rest_error_from_http(status, parsed, self.cx, "$")
+        reply = jsonrpc.parse_response(body)
+        if reply.error is None:
+            return True, reply.result
+        hub = reply.error if self.upstream.version is Version.V10 else translate(
+            "error", reply.error, src=Dialect.V03RPC, dst=Dialect.V10, cx=self.cx, at="$.error")
+        return False, hub
+
+    def _success(self, result: Any) -> Reply:
+        if self.call.binding is Binding.JSONRPC:
+            return Reply(200, jsoncodec.dumpb(jsonrpc.result_envelope(self.call.rpc_id, result)))
+        status = rest.success_status(self.op, self.call.version, self.quirks)
+        return Reply(status, rest.reply_body(self.op, self.call.version, result, status))
+
+    def _error_from_hub(self, hub: JsonObj) -> Reply:
+        if self.call.binding is Binding.REST:
+            status, body = rest_body(hub, self.src, self.cx, self.quirks.rest_v03_status_table)
+            return Reply(status, jsoncodec.dumpb(body))
+        error = hub if self.src is Dialect.V10 else translate("error", hub, src=Dialect.V10, dst=self.src,
+                                                                cx=self.cx, at="$.error")
+        return Reply(200, jsoncodec.dumpb(jsonrpc.error_envelope(self.call.rpc_id, error)))
+
+    def error_reply(self, err: GatewayError) -> Reply:
+        """The gateway's own fault in the client's version and binding, with its id."""
+        return error_reply(err, self.call.version, self.call.binding, self.call.rpc_id, self.quirks)
 
     def stream(self, *, max_event_bytes: int) -> StreamRelay:
-        return StreamRelay(client=self.src, client_binding=Binding.JSONRPC, upstream=self.dst,
-                           upstream_binding=Binding.JSONRPC, rpc_id=self.request.id, cx=self.cx,
+        return StreamRelay(client=self.src, client_binding=self.call.binding, upstream=self.dst,
+                           upstream_binding=self.upstream.binding, rpc_id=self.call.rpc_id, cx=self.cx,
                            max_event_bytes=max_event_bytes, history_length=self._history)
 
     def _result(self, result: Any) -> Any:
         name = self.op.name
-        if name == "list_push_configs" and self.client is Version.V03 and self.upstream is Version.V10:
+        if name == "list_push_configs" and self.src is Dialect.V03RPC and self.upstream.version is Version.V10:
             return self._page(result)
         if name == "get_extended_card":
             card = translate("agent_card", result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
-            upstream = UpstreamCard(card, ())
-            return served_card(upstream, client=self.client, base_url=self.base_url,
-                               bindings=self.bindings, cx=self.cx)
+            out = served_card(UpstreamCard(card, ()), client=self.call.version, base_url=self.base_url,
+                              bindings=self.bindings, cx=self.cx)
+            if self.src is Dialect.V03REST:
+                out = translate("agent_card", out, src=Dialect.V03RPC, dst=Dialect.V03REST, cx=self.cx)
+            return out
+        if self.sealer is not None and name in _PUSH_RESULTS:
+            hub = translate(self.op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx,
+                            at="$.result")
+            hub = self._unseal(hub)
+            return translate(self.op.result_family, hub, src=Dialect.V10, dst=self.src, cx=self.cx,
+                             at="$.result")
         out = translate(self.op.result_family, result, src=self.dst, dst=self.src, cx=self.cx, at="$.result")
         if self._history is not None:
             _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
         return out
 
+    def _unseal(self, hub: Any) -> Any:
+        assert self.sealer is not None
+        if isinstance(hub, dict) and "configs" in hub:
+            return {**hub, "configs": [self.sealer.unseal(c) for c in hub["configs"]]}
+        return self.sealer.unseal(hub) if isinstance(hub, dict) else hub
+
     def _page(self, result: Any) -> Any:
-        """v0.3 has no paging: follow nextPageToken upstream and concatenate (wire-mapping §3.8)."""
+        """v0.3 JSON-RPC has no paging: follow nextPageToken upstream and concatenate (wire-mapping §3.8)."""
         page = result if isinstance(result, dict) else {}
         token = page.get("nextPageToken")
-        self._configs.extend(translate("result.list_push_configs", {"configs": page.get("configs", [])},
-                                       src=Dialect.V10, dst=Dialect.V03RPC, cx=self.cx, at="$.result"))
+        hub = {"configs": page.get("configs", [])}
+        if self.sealer is not None:
+            hub = self._unseal(hub)
+        self._configs.extend(translate("result.list_push_configs", hub, src=Dialect.V10,
+                                       dst=Dialect.V03RPC, cx=self.cx, at="$.result"))
         if token and len(self._configs) < 10_000:
-            params = {**self._up_params, "pageToken": token}
-            return Again(jsoncodec.dumpb(jsonrpc.request_envelope(
-                self.request.id, self.op.method(self.upstream), params)))
+            return Again(self._outgoing({**self._up_params, "pageToken": token}))
         return self._configs
+
+
+def error_reply(err: GatewayError, version: Version, binding: Binding, rpc_id: Any, quirks: Quirks) -> Reply:
+    """A gateway fault for a caller of `version` over `binding` (JSON-RPC: HTTP 200 + error envelope)."""
+    dialect = DIALECT[(version, binding)]
+    if binding is Binding.REST:
+        status, body = rest_error(err, dialect, quirks.rest_v03_status_table)
+        return Reply(status, jsoncodec.dumpb(body))
+    return Reply(200, jsoncodec.dumpb(jsonrpc.error_envelope(rpc_id, jsonrpc_error(err, dialect))))
+
+
+def _registers_webhook(op: Operation, params: Any) -> bool:
+    if op.name == "create_push_config":
+        return True
+    if op.params_family != "params.send_message" or not isinstance(params, dict):
+        return False
+    conf = params.get("configuration")
+    return isinstance(conf, dict) and any(
+        conf.get(k) is not None for k in ("pushNotificationConfig", "pushNotification", "taskPushNotificationConfig"))
+
+
+def _loads_or_none(body: bytes) -> Any:
+    try:
+        return jsoncodec.loads(body) if body else None
+    except GatewayError:
+        return body.decode("utf-8", "replace")[:2000]
 
 
 def _truncate_history(task: JsonObj | None, limit: int) -> None:

@@ -23,5 +23,11 @@ class Quirks:
     # v0.3 REST push-config create body sent to v0.3 agents: the P03 `TaskPushNotificationConfig`
     # (JS) or the PY03 `CreateTaskPushNotificationConfigRequest`.
     rest_push_create_body: Literal["config", "request"] = "config"
+    # v0.3 REST subscribe verb sent to v0.3 agents: GET (P03 annotation, PY03 server) or POST (S03 text,
+    # JS03 client). v0.3 clients may use either.
+    rest_subscribe_verb: Literal["GET", "POST"] = "GET"
+    # Success statuses answered to v0.3 REST clients: "200" everywhere (PY), or "js": 201 for message:send
+    # and push-config create, 204 with no body for push-config delete (the JS reference).
+    rest_success_codes: Literal["200", "js"] = "200"
     # HTTP statuses of v0.3 REST error bodies: the v1.0 table (400/404/500) or PY03's (409/415/422/501/502).
     rest_v03_status_table: Literal["v10", "py03"] = "v10"

@@ -12,8 +12,9 @@ from aiohttp import web
 from gateway.config import Settings
 from gateway.core.card import CARD_PATHS
 from gateway.observability import get_logger
-from gateway.shell.handlers import card, jsonrpc
-from gateway.shell.keys import SETTINGS, UPSTREAM
+from gateway.core.types import Binding
+from gateway.shell.handlers import agui, card, jsonrpc, push, rest
+from gateway.shell.keys import SERVED_BINDINGS, SETTINGS, UPSTREAM
 from gateway.shell.upstream import Upstream
 
 log = get_logger("gateway.app")
@@ -24,10 +25,15 @@ def build_app(settings: Settings) -> web.Application:
     app[SETTINGS] = settings
     app[UPSTREAM] = Upstream(settings.upstream, max_body_bytes=settings.limits.max_body_bytes,
                              max_connections=settings.limits.max_connections)
+    app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
     app.router.add_post("/", jsonrpc.handle)
+    push.install(app, settings)  # the push webhook route, before the REST catch-all
+    agui.install(app, settings)  # POST /agui and /agui/{route}, before the REST catch-all
+    app.router.add_route("*", "/{path:.+}", rest.handle)  # the REST surface; keep this route last
     app.cleanup_ctx.append(_upstream_ctx)
+    app.cleanup_ctx.append(push.cleanup_ctx)  # after the upstream: relay jobs drain before it closes
     return app
 
 

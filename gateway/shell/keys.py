@@ -5,7 +5,12 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.config import Settings
+from gateway.core.types import Binding
+from gateway.shell.push_sender import PushSender
 from gateway.shell.upstream import Upstream
 
 SETTINGS = web.AppKey("settings", Settings)
 UPSTREAM = web.AppKey("upstream", Upstream)
+SERVED_BINDINGS = web.AppKey("served_bindings", tuple[Binding, ...])
+SEALER = web.AppKey("push_sealer", object)   # gateway.core.push.PushSealer when the push relay is on
+PUSH_SENDER = web.AppKey("push_sender", PushSender)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import aiohttp
@@ -125,12 +126,26 @@ class Upstream:
                 delay = self.settings.card_retry_seconds
             await asyncio.sleep(delay)
 
+    async def interfaces(self, client: Version, binding: Binding) -> list[Interface]:
+        """Every usable interface, best first (see UpstreamCard.candidates); a fixed version in
+        configuration skips discovery and uses the configured URL alone."""
+        fixed = _FIXED.get(self.settings.version)
+        if fixed is not None:
+            return [await self.interface(client, binding)]
+        card = await self.card()
+        pinned = _BINDINGS.get(self.settings.binding)  # `upstream.binding` other than auto
+        found = [Interface(i.version, i.binding, i.url, self.settings.tenant or i.tenant)
+                 for i in card.candidates(client, binding) if pinned is None or i.binding is pinned]
+        if not found:
+            raise UpstreamUnavailable("the agent's card lists no interface the gateway speaks")
+        return found
+
     async def interface(self, client: Version, binding: Binding = Binding.JSONRPC) -> Interface:
         """Where to send a request of a `client`-version caller. A fixed version in configuration
         skips discovery and uses the configured URL."""
         fixed = _FIXED.get(self.settings.version)
         if fixed is not None:
-            bound = _BINDINGS.get(self.settings.binding, binding)
+            bound = _BINDINGS.get(self.settings.binding, Binding.JSONRPC)
             return Interface(fixed, bound, self.settings.url, self.settings.tenant)
         card = await self.card()
         found = card.choose(client, binding)
@@ -140,12 +155,12 @@ class Upstream:
     # ---- requests -----------------------------------------------------------------------------
 
     async def request(self, method: str, url: str, *, headers: CIMultiDict[str] | dict[str, str],
-                      body: bytes | None = None) -> Reply:
+                      body: bytes | None = None, query: Sequence[tuple[str, str]] = ()) -> Reply:
         """One unary exchange with a bounded body; transport failures become UpstreamUnavailable."""
         try:
             async with asyncio.timeout(self.settings.timeout.total_unary):
                 async with self.session.request(method, url, data=body, headers=headers,
-                                                allow_redirects=False) as resp:
+                                                params=list(query) or None, allow_redirects=False) as resp:
                     data = await read_bounded(resp, self.max_body_bytes)
                     return Reply(resp.status, CIMultiDict(resp.headers), data)
         except TimeoutError:
@@ -154,12 +169,12 @@ class Upstream:
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
 
     async def open(self, method: str, url: str, *, headers: CIMultiDict[str],
-                   body: bytes | None) -> aiohttp.ClientResponse:
+                   body: bytes | None, query: Sequence[tuple[str, str]] = ()) -> aiohttp.ClientResponse:
         """Start a streaming exchange; the caller must release the response."""
         t = self.settings.timeout
         try:
             return await self.session.request(
-                method, url, data=body, headers=headers, allow_redirects=False,
+                method, url, data=body, headers=headers, allow_redirects=False, params=list(query) or None,
                 timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
                                               sock_read=None))
         except aiohttp.ClientError as exc:

@@ -188,6 +188,7 @@ def test_proto_field_names_on_v10_input() -> None:
     ("0.3.2", "0.3", ("protocol_version_normalized", "$.protocolVersion")),
     ("0.2.6", "0.2", ("protocol_version_normalized", "$.protocolVersion")),
     (None, "0.3", ("protocol_version_defaulted", "$.protocolVersion")),
+    ("", "0.3", ("protocol_version_defaulted", "$.protocolVersion")),
 ])
 def test_card_protocol_version_goes_to_every_interface(version: str | None, interfaces: str,
                                                        note: tuple[str, str]) -> None:
@@ -214,6 +215,14 @@ def test_legacy_interface_after_an_older_one_is_reordered() -> None:
     assert notes == [("protocol_version_normalized", "$.supportedInterfaces[0].protocolVersion"),
                      ("interface_reordered", "$.supportedInterfaces[1]"),
                      ("interface_dropped", "$.supportedInterfaces[2]")]
+
+
+def test_empty_preferred_transport_is_the_default() -> None:
+    card = golden("minimal.v03rest")
+    card["preferredTransport"] = ""
+    out, notes = run(card, V03REST, V10)
+    assert out == golden("minimal.v10")
+    assert notes == [("preferred_transport_defaulted", "$.preferredTransport")]
 
 
 def test_extended_card_false_is_omitted_with_a_note() -> None:

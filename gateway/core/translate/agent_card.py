@@ -1,6 +1,5 @@
-"""AgentCard (wire-mapping §4.7–4.9, §1.4 union cards, §8 rows 15–19), all four directions through the
-v1.0 hub: the v1.0 card is read into the hub first, so union members resolve the same way on every input.
-Translates faithfully; must not rewrite interface URLs or serve cards (core/card.py does)."""
+"""Owns AgentCard in all four directions through the v1.0 hub (wire-mapping §4.7–4.9, §1.4, §8 rows 15-19).
+Translates faithfully: must not rewrite URLs, build the served superset card or fetch (core/card.py does)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Agent-card interfaces (wire-mapping §4.7, §8 row 18): v0.3 `url` + `preferredTransport` +
-`additionalInterfaces` + card `protocolVersion` ⇄ v1.0 `supportedInterfaces[]`, including union cards.
-Translates faithfully; must not rewrite URLs (core/card.py points them at the gateway)."""
+"""Owns v0.3 `url`/`preferredTransport`/`additionalInterfaces`/`protocolVersion` ⇄ `supportedInterfaces`.
+Must not touch other card members, and must not rewrite URLs (core/card.py points them at the gateway)."""
 
 from __future__ import annotations
 
@@ -57,9 +56,8 @@ def _from_v03(card: JsonObj, cx: Cx, at: str, *, proto: bool) -> list[JsonObj]:
     url = text(card["url"], child(at, "url"))
     version = _card_version(card, cx, at)
     path = child(at, "preferredTransport")
-    if "preferredTransport" in card:
-        transport = text(card["preferredTransport"], path)
-    else:
+    transport = text(card.get("preferredTransport", ""), path)
+    if not transport:  # absent, or the proto3 default spelled out
         cx.note("preferred_transport_defaulted", path)
         transport = DEFAULT_TRANSPORT
     out = [{"url": url, "protocolBinding": transport, "protocolVersion": version}]
@@ -84,10 +82,10 @@ def _from_v03(card: JsonObj, cx: Cx, at: str, *, proto: bool) -> list[JsonObj]:
 
 def _card_version(card: JsonObj, cx: Cx, at: str) -> str:
     path = child(at, "protocolVersion")
-    if "protocolVersion" not in card:
+    raw = text(card.get("protocolVersion", ""), path)
+    if not raw:
         cx.note("protocol_version_defaulted", path)
         return V03_INTERFACE_VERSION
-    raw = text(card["protocolVersion"], path)
     if raw != V03_CARD_VERSION:
         cx.note("protocol_version_normalized", path)
     match = _MAJOR_MINOR.match(raw)

@@ -1,6 +1,5 @@
-"""The agent card's nested objects (wire-mapping §4.7): provider, capabilities with extensions and the
-extended-card flag, skills, and the requirement-list slot of a card or skill. Must not touch interfaces or
-schemes, nor decide how requirement lists are expanded (agent_card.py and security_split.py do)."""
+"""Owns the card's provider, capabilities (extensions, extended-card flag), skills and requirement slots.
+Must not touch interfaces or schemes, nor expand requirement lists (agent_card.py with security_split.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Object readers shared by the agent-card and security modules: member filtering (proto names, nulls,
-unknowns), typed copying from member tables, required-member defaults and union-card resolution.
-No A2A mapping rules live here; it must not know card or scheme members."""
+"""Owns the object readers of the card and security modules: member filtering, typed copies, unions.
+Must not know any A2A member name or mapping rule (those live in the agent_card_* and security* tables)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""One security scheme (wire-mapping §4.8): v0.3 `{"type": …}` ⇄ the oneof wrappers of v1.0 and the v0.3
-proto, `in` ⇄ `location`, union schemes carrying both. Must not touch requirements or scheme names
-(OAuth flow splitting and merging live in security_split.py)."""
+"""Owns one security scheme: v0.3 `{"type": …}` ⇄ the oneof wrappers (v1.0, v0.3 proto), `in` ⇄ `location`.
+Must not touch requirements or scheme names (the OAuth flow split and merge live in security_split.py)."""
 
 from __future__ import annotations
 
@@ -76,9 +75,12 @@ def scheme_in(value: Any, cx: Cx, at: str, *, v10: bool, proto: bool) -> JsonObj
     wrapper_reader = from_wrapper if wrapped else None
     if proto and not v10 and type_reader is None:
         return from_wrapper(cx)  # the v0.3 proto's own form (the REST card)
+    result: JsonObj
     if v10:
-        return union(cx, wrapper_reader, type_reader, [child(at, "type")], from_type)  # type: ignore[no-any-return]
-    return union(cx, type_reader, wrapper_reader, [child(at, k) for k in wrapped], from_wrapper)  # type: ignore[no-any-return]
+        result = union(cx, wrapper_reader, type_reader, [child(at, "type")], from_type)
+    else:
+        result = union(cx, type_reader, wrapper_reader, [child(at, k) for k in wrapped], from_wrapper)
+    return result
 
 
 def _from_type_form(typed: JsonObj, cx: Cx, at: str, *, proto: bool) -> JsonObj:

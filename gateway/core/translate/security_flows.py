@@ -1,6 +1,5 @@
-"""OAuth flows (wire-mapping §4.8): the flow member tables of both versions, reading a flows object
-(v0.3: any subset; v1.0: oneof, exactly one) and writing v0.3 flows. A single flow's JSON shape is the
-same in both versions. Must not touch scheme names or security requirements."""
+"""Owns OAuth flows: the flow member tables, reading v0.3 (any subset) or v1.0 (oneof) flows, writing v0.3.
+Must not touch scheme names, scheme members other than `flows`, or security requirements."""
 
 from __future__ import annotations
 

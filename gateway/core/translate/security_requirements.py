@@ -1,6 +1,5 @@
-"""Security requirements (wire-mapping §4.9): v0.3 JSON-RPC `[{name: [scopes]}]` and the ProtoJSON form
-`[{"schemes": {name: {"list": [scopes]}}}]` (v1.0 and v0.3 REST), plus the OR-of-ANDs expansion and its
-inverse used by the OAuth flow split. Must not touch the schemes themselves."""
+"""Owns security requirements: `[{name: [scopes]}]` ⇄ `[{"schemes": {name: {"list": …}}}]`, and expansion.
+Must not touch the schemes themselves nor decide which schemes are split (security_split.py does)."""
 
 from __future__ import annotations
 

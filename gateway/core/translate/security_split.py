@@ -1,7 +1,5 @@
-"""A card's securitySchemes map together with all its requirement lists (wire-mapping §4.8, §8 rows 15-16).
-→1.0 a v0.3 OAuth scheme with several flows becomes one scheme per flow (`name`, `name#flow`) and every
-requirement using it is expanded; →0.3 JSON-RPC merges them back so the round trip is exact, and a scheme
-left without flows goes with the requirements that need it. Must not touch other card members."""
+"""Owns the schemes map with all requirement lists: OAuth split per flow (→1.0), exact re-merge (→0.3 RPC).
+Must not touch single-scheme shapes (security.py) or any other card member."""
 
 from __future__ import annotations
 

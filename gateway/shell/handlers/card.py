@@ -10,14 +10,13 @@ from gateway.core.card import served_card
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
 from gateway.core.translate.errors import rest_error
-from gateway.core.types import Binding, Dialect
+from gateway.core.types import Dialect
 from gateway.core.versions import client_version
 from gateway.observability import get_logger, log_notes
-from gateway.shell.keys import SETTINGS, UPSTREAM
+from gateway.shell.keys import SERVED_BINDINGS, SETTINGS, UPSTREAM
 from gateway.shell.urls import public_base
 
 log = get_logger("gateway.card")
-SERVED_BINDINGS = (Binding.JSONRPC,)
 
 
 async def handle(request: web.Request) -> web.Response:
@@ -28,7 +27,7 @@ async def handle(request: web.Request) -> web.Response:
         card = await upstream.card()
         cx = Cx()
         body = served_card(card, client=client, base_url=public_base(request, settings),
-                           bindings=SERVED_BINDINGS, cx=cx)
+                           bindings=request.app[SERVED_BINDINGS], cx=cx)
         log_notes(log, cx.notes, event="card_notes", client_version=client.value)
         status = 200
     except GatewayError as err:

@@ -1,0 +1,508 @@
+"""End-to-end latency bench: N sequential unary sends through the gateway against real a2a-sdk 1.3 agents,
+four arms (A1/A2 v0.3 client, B1/B2 v1.0 client) interleaved per round in one run; `python -m bench.e2e`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+import gateway
+from tests.peers.gateway import Gateway, run_gateway
+from tests.peers.harness import PEERS_DIR, Agent, start_agent
+from tests.peers.venvs import REQUIREMENTS, ensure_venv
+
+TARGET_RATIO = 1.10
+REQUEST_TIMEOUT_S = 10.0
+CLIENT_CPU, AGENT_CPU, GATEWAY_CPU = 0, 0, 1  # --pin split: client + agents share CPU0, gateways get CPU1
+TEXT = "echo bench"  # the peer agent completes a task and echoes the parts back
+
+# The same message in each version's JSON-RPC shape; bodies are fixed bytes sent unchanged every time.
+BODY_V03 = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
+    "message": {"kind": "message", "messageId": "bench-0000-0000-0000-000000000001", "role": "user",
+                "parts": [{"kind": "text", "text": TEXT}]},
+    "configuration": {"acceptedOutputModes": ["text/plain"], "blocking": True}}}).encode()
+BODY_V10 = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+    "message": {"messageId": "bench-0000-0000-0000-000000000001", "role": "ROLE_USER",
+                "parts": [{"text": TEXT}]},
+    "configuration": {"acceptedOutputModes": ["text/plain"], "returnImmediately": False}}}).encode()
+HEADERS_V03 = {"Content-Type": "application/json"}
+HEADERS_V10 = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+
+
+# tests/peers/peer_common.bind() makes the listening socket with proto 0, and asyncio sets TCP_NODELAY
+# only on sockets whose proto is IPPROTO_TCP: the agent's reply (head and body are two writes) then
+# meets Nagle + the client's delayed ACK and every keep-alive request after the first stalls ~40 ms.
+# This launcher re-wraps that socket (proto is then read back from the fd: IPPROTO_TCP) and runs the
+# agent script unchanged; a no-op once bind() creates the socket with IPPROTO_TCP itself.
+_AGENT_LAUNCHER = """
+import runpy, socket, sys
+sys.path.insert(0, sys.argv[1])
+import peer_common
+_bind = peer_common.bind
+def bind(host, port):
+    sock = _bind(host, port)
+    return socket.socket(fileno=sock.detach()) if sock.proto == 0 else sock
+peer_common.bind = bind
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def start_agent_nodelay(compat: bool) -> Agent:
+    """harness.start_agent("v10", compat=...) through _AGENT_LAUNCHER (same venv, script, readiness)."""
+    script = PEERS_DIR / "agent_v10.py"
+    args = [str(ensure_venv("v10")), "-c", _AGENT_LAUNCHER, str(PEERS_DIR), str(script), "--port", "0"]
+    if compat:
+        args.append("--compat")
+    fd, log_name = tempfile.mkstemp(prefix="bench-agent-v10-", suffix=".log")
+    with os.fdopen(fd, "w") as log:
+        process = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, cwd=PEERS_DIR
+        )
+    agent = Agent("v10", process, Path(log_name))
+    agent.wait_ready()
+    return agent
+
+
+class BenchError(RuntimeError):
+    """The run cannot produce figures: a peer did not start, a reply was an error, the time ran out."""
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    name: str
+    label: str
+    client: str  # "v03" | "v10": which JSON-RPC body and headers the client sends
+    via_gateway: bool
+    compat: bool  # the agent runs the SDK's in-process v0.3 compat layer
+
+
+ARMS = (
+    ArmSpec("A1", "v0.3 client -> gateway -> SDK 1.3 agent", "v03", True, False),
+    ArmSpec("A2", "v0.3 client -> SDK 1.3 agent, v0.3 compat on", "v03", False, True),
+    ArmSpec("B1", "v1.0 client -> gateway -> SDK 1.3 agent", "v10", True, False),
+    ArmSpec("B2", "v1.0 client -> SDK 1.3 agent", "v10", False, False),
+)
+RATIOS = (("A1", "A2"), ("B1", "B2"))
+
+
+@dataclass
+class ArmRun:
+    """One arm's processes plus everything measured on it across the rounds."""
+
+    spec: ArmSpec
+    agent: Agent
+    gateway: Gateway | None
+    url: str = ""
+    samples_ns: list[int] = field(default_factory=list)
+    rounds: list[dict[str, float]] = field(default_factory=list)
+    cpu_s: dict[str, float] = field(default_factory=lambda: {"client": 0.0, "agent": 0.0, "gateway": 0.0})
+    wall_s: float = 0.0
+    other_load: list[float] = field(default_factory=list)
+
+    def pids(self) -> dict[str, int]:
+        pids = {"agent": self.agent.process.pid}
+        if self.gateway is not None:
+            pids["gateway"] = self.gateway.process.pid
+        return pids
+
+
+# ---- machine probes (Linux /proc; figures become None elsewhere) --------------------------------------
+
+
+def _ticks() -> float:
+    return float(os.sysconf("SC_CLK_TCK"))
+
+
+def _proc_cpu_s(pid: int | str) -> float:
+    """utime + stime of a whole process (all threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _ticks()
+
+
+def _machine_jiffies() -> tuple[int, int]:
+    """(busy, total) jiffies over all CPUs since boot."""
+    with open("/proc/stat") as handle:
+        values = [int(v) for v in handle.readline().split()[1:]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return sum(values) - idle, sum(values)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def _loadavg() -> list[float] | None:
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def _pin(pid: int, cpu: int) -> None:
+    """Pin every thread of `pid` (threads started later inherit the main thread's mask)."""
+    try:
+        tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        tids = [pid]
+    for tid in tids:
+        with contextlib.suppress(OSError):  # a thread that has just ended
+            os.sched_setaffinity(tid, {cpu})
+
+
+def _can_pin() -> bool:
+    return hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
+
+
+# ---- statistics ----------------------------------------------------------------------------------------
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks (q in [0, 100]) of an already sorted list."""
+    if not sorted_values:
+        return float("nan")
+    pos = (len(sorted_values) - 1) * q / 100.0
+    low = int(pos)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
+
+
+def summarise(samples_ns: list[int]) -> dict[str, float]:
+    ms = sorted(s / 1e6 for s in samples_ns)
+    mean = statistics.fmean(ms) if ms else float("nan")
+    return {
+        "n": len(ms),
+        "mean_ms": mean,
+        "p50_ms": percentile(ms, 50),
+        "p90_ms": percentile(ms, 90),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": ms[-1] if ms else float("nan"),
+    }
+
+
+# ---- reply validation ----------------------------------------------------------------------------------
+
+
+def check_reply(status: int, data: bytes, client: str) -> None:
+    """A completed echo task in the client's version's shape, or BenchError."""
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise BenchError(f"HTTP {status}, not JSON: {data[:300]!r}") from exc
+    if status != 200 or not isinstance(doc, dict) or "error" in doc or "result" not in doc:
+        raise BenchError(f"HTTP {status}, not a JSON-RPC result: {data[:500]!r}")
+    result = doc["result"]
+    if client == "v03":
+        task = result
+        ok = (task.get("kind") == "task" and task.get("status", {}).get("state") == "completed"
+              and task["status"].get("message", {}).get("role") == "agent"
+              and task.get("artifacts", [{}])[0].get("parts") == [{"kind": "text", "text": TEXT}])
+    else:
+        task = result.get("task", {})
+        ok = ("kind" not in task and task.get("status", {}).get("state") == "TASK_STATE_COMPLETED"
+              and task["status"].get("message", {}).get("role") == "ROLE_AGENT"
+              and task.get("artifacts", [{}])[0].get("parts") == [{"text": TEXT}])
+    if not ok:
+        raise BenchError(f"not a completed {client} echo task: {data[:500]!r}")
+
+
+# ---- the client ----------------------------------------------------------------------------------------
+
+
+async def send_many(
+    url: str, client: str, n: int, deadline: float
+) -> tuple[list[int], list[tuple[int, bytes]]]:
+    """`n` sequential POSTs of the fixed body on one keep-alive connection (a fresh session per call).
+
+    Returns per-request latencies (ns, request start to last body byte) and the raw replies, which the
+    caller validates after the timed loop so checking never sits inside the measurement."""
+    body, headers = (BODY_V03, HEADERS_V03) if client == "v03" else (BODY_V10, HEADERS_V10)
+    latencies: list[int] = []
+    replies: list[tuple[int, bytes]] = []
+    clock, now = time.perf_counter_ns, time.monotonic
+    connector = aiohttp.TCPConnector(limit=1)
+    timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        post = session.post
+        for _ in range(n):
+            if now() > deadline:
+                raise BenchError("time limit reached (--time-limit)")
+            start = clock()
+            async with post(url, data=body, headers=headers) as response:
+                data = await response.read()
+            latencies.append(clock() - start)
+            replies.append((response.status, data))
+    return latencies, replies
+
+
+def run_arm_once(arm: ArmRun, n: int, warmup: int, deadline: float) -> dict[str, float]:
+    """Warm up, then time `n` sends; all replies (warm-up included) are validated; CPU is accounted."""
+    if warmup:
+        _, replies = asyncio.run(send_many(arm.url, arm.spec.client, warmup, deadline))
+        for status, data in replies:
+            check_reply(status, data, arm.spec.client)
+    pids = arm.pids()
+    cpu_before = {role: _proc_cpu_s(pid) for role, pid in pids.items()}
+    busy0, total0 = _machine_jiffies()
+    client0, wall0 = _proc_cpu_s("self"), time.perf_counter()
+    latencies, replies = asyncio.run(send_many(arm.url, arm.spec.client, n, deadline))
+    wall, client_cpu = time.perf_counter() - wall0, _proc_cpu_s("self") - client0
+    busy1, total1 = _machine_jiffies()
+    ours = client_cpu
+    for role, pid in pids.items():
+        used = _proc_cpu_s(pid) - cpu_before[role]
+        arm.cpu_s[role] += used
+        ours += used
+    arm.cpu_s["client"] += client_cpu
+    ncpu = os.cpu_count() or 1
+    machine_cores = (busy1 - busy0) / max(total1 - total0, 1) * ncpu
+    arm.other_load.append(max(machine_cores - ours / wall, 0.0))
+    for status, data in replies:
+        check_reply(status, data, arm.spec.client)
+    arm.samples_ns.extend(latencies)
+    arm.wall_s += wall
+    row = summarise(latencies)
+    row["rps"] = n / wall
+    arm.rounds.append(row)
+    return row
+
+
+# ---- processes -----------------------------------------------------------------------------------------
+
+
+@contextmanager
+def start_arms(pin: bool, profile_dir: Path | None, harness_agents: bool) -> Iterator[list[ArmRun]]:
+    """One fresh agent per arm (identical task history in every arm) and one gateway per gateway arm."""
+    with ExitStack() as stack:
+        with ThreadPoolExecutor(len(ARMS)) as pool:
+            if harness_agents:
+                futures = [pool.submit(start_agent, "v10", compat=spec.compat) for spec in ARMS]
+            else:
+                futures = [pool.submit(start_agent_nodelay, spec.compat) for spec in ARMS]
+            agents: list[Agent] = []
+            errors: list[BaseException] = []
+            for future in futures:
+                try:
+                    agent = future.result()
+                except Exception as exc:  # keep collecting so every started agent gets stopped
+                    errors.append(exc)
+                    continue
+                stack.callback(agent.stop)
+                agents.append(agent)
+            if errors:
+                raise BenchError(f"an agent did not start: {errors[0]}") from errors[0]
+        arms = []
+        for spec, agent in zip(ARMS, agents, strict=True):
+            gw = None
+            if spec.via_gateway:
+                env = _profile_env(profile_dir, spec.name) if profile_dir else None
+                gw = stack.enter_context(run_gateway(agent.base_url, env=env))
+            arm = ArmRun(spec, agent, gw)
+            arm.url = gw.base_url + "/" if gw else agent.base_url + "/jsonrpc"
+            if pin:
+                _pin(agent.process.pid, AGENT_CPU)
+                if gw:
+                    _pin(gw.process.pid, GATEWAY_CPU)
+            arms.append(arm)
+        yield arms
+
+
+def _profile_env(profile_dir: Path, name: str) -> dict[str, str]:
+    """cProfile the gateway process via a sitecustomize put first on its PYTHONPATH; the profile is
+    written at normal exit (the gateway exits cleanly on SIGTERM)."""
+    hook = profile_dir / "_hook"
+    hook.mkdir(parents=True, exist_ok=True)
+    (hook / "sitecustomize.py").write_text(
+        "import atexit, cProfile, os\n"
+        "_p = cProfile.Profile()\n"
+        "_p.enable()\n"
+        "def _dump():\n"
+        "    _p.disable()\n"
+        "    _p.dump_stats(os.environ['BENCH_PROFILE_OUT'])\n"
+        "atexit.register(_dump)\n"
+    )
+    path = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path, "BENCH_PROFILE_OUT": str(profile_dir / f"gateway-{name}.prof")}
+
+
+# ---- reporting -----------------------------------------------------------------------------------------
+
+
+def ratio_rows(arms: dict[str, ArmRun]) -> list[dict[str, Any]]:
+    rows = []
+    for num, den in RATIOS:
+        a, b = summarise(arms[num].samples_ns), summarise(arms[den].samples_ns)
+        per_round = [ra["mean_ms"] / rb["mean_ms"] for ra, rb in zip(arms[num].rounds, arms[den].rounds,
+                                                                      strict=True)]
+        mean = a["mean_ms"] / b["mean_ms"]
+        rows.append({
+            "name": f"{num}/{den}",
+            "mean": mean,
+            "p50": a["p50_ms"] / b["p50_ms"],
+            "p99": a["p99_ms"] / b["p99_ms"],
+            "mean_per_round": per_round,
+            "added_mean_ms": a["mean_ms"] - b["mean_ms"],
+            "added_p50_ms": a["p50_ms"] - b["p50_ms"],
+            "target": TARGET_RATIO,
+            "within_target": mean <= TARGET_RATIO and a["p50_ms"] / b["p50_ms"] <= TARGET_RATIO,
+        })
+    return rows
+
+
+def report(arms: dict[str, ArmRun], result: dict[str, Any]) -> str:
+    lines = [
+        f"{'arm':3} {'path':46} {'n':>5} {'mean':>7} {'p50':>7} {'p90':>7} {'p99':>7} {'req/s':>7}"
+        f" {'CPU µs/req: client':>19} {'agent':>6} {'gw':>6} {'other':>6}",
+    ]
+    for name, arm in arms.items():
+        s = result["arms"][name]
+        cpu = s["cpu_us_per_req"]
+        gw = f"{cpu['gateway']:6.0f}" if arm.gateway else f"{'-':>6}"
+        lines.append(
+            f"{name:3} {arm.spec.label:46} {s['n']:5d} {s['mean_ms']:7.3f} {s['p50_ms']:7.3f}"
+            f" {s['p90_ms']:7.3f} {s['p99_ms']:7.3f} {s['rps']:7.0f} {cpu['client']:19.0f}"
+            f" {cpu['agent']:6.0f} {gw} {s['other_load_cores']:6.2f}"
+        )
+    lines.append("latencies in ms, pooled over rounds; 'other' = mean CPU cores busy outside the bench")
+    for r in result["ratios"]:
+        spread = ", ".join(f"{v:.3f}" for v in r["mean_per_round"])
+        verdict = "within target" if r["within_target"] else (
+            f"over target by {max(r['mean'], r['p50']) / TARGET_RATIO * 100 - 100:.1f} %")
+        lines.append(
+            f"{r['name']}: mean {r['mean']:.3f} (rounds: {spread})  p50 {r['p50']:.3f}  p99 {r['p99']:.3f}"
+            f"  adds {r['added_mean_ms']:+.3f} ms mean / {r['added_p50_ms']:+.3f} ms p50"
+            f"  [target <= {TARGET_RATIO:.2f}: {verdict}]"
+        )
+    return "\n".join(lines)
+
+
+# ---- main ----------------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    started = time.monotonic()
+    deadline = started + args.time_limit
+    seed = args.seed if args.seed is not None else random.randrange(2**32)
+    rng = random.Random(seed)
+    pin = args.pin == "split" and _can_pin()
+    if args.pin == "split" and not pin:
+        print("note: fewer than 2 usable CPUs (or no sched_setaffinity): not pinning", file=sys.stderr)
+    if pin:
+        _pin(os.getpid(), CLIENT_CPU)
+    load_before = _loadavg()
+    profile_dir = Path(args.profile_gateway).resolve() if args.profile_gateway else None
+    with start_arms(pin, profile_dir, args.harness_agents) as arm_list:
+        arms = {arm.spec.name: arm for arm in arm_list}
+        for arm in arm_list:  # validate the first reply of every arm before any timing
+            _, replies = asyncio.run(send_many(arm.url, arm.spec.client, 1, deadline))
+            check_reply(*replies[0], arm.spec.client)
+        setup_s = time.monotonic() - started
+        orders = []
+        for round_no in range(1, args.rounds + 1):
+            order = list(arms)
+            rng.shuffle(order)
+            orders.append(order)
+            for name in order:
+                row = run_arm_once(arms[name], args.requests, args.warmup, deadline)
+                if not args.quiet:
+                    print(f"round {round_no} {name}: mean {row['mean_ms']:.3f} ms,"
+                          f" p50 {row['p50_ms']:.3f} ms, {row['rps']:.0f} req/s", file=sys.stderr, flush=True)
+    arm_results = {}
+    for name, arm in arms.items():
+        s = summarise(arm.samples_ns)
+        total = len(arm.samples_ns)
+        s["rps"] = total / arm.wall_s
+        s["cpu_us_per_req"] = {role: used / total * 1e6 for role, used in arm.cpu_s.items()}
+        s["other_load_cores"] = statistics.fmean(arm.other_load)
+        s["rounds"] = arm.rounds
+        s["label"] = arm.spec.label
+        arm_results[name] = s
+    result: dict[str, Any] = {
+        "bench": "e2e",
+        "params": {"requests": args.requests, "warmup": args.warmup, "rounds": args.rounds, "seed": seed,
+                   "pin": "client+agents CPU0, gateways CPU1" if pin else "none", "orders": orders,
+                   "agent_nodelay": not args.harness_agents},
+        "machine": {"cpus": os.cpu_count(), "cpu_model": _cpu_model(), "loadavg_before": load_before,
+                    "loadavg_after": _loadavg(), "python": platform.python_version(),
+                    "aiohttp": aiohttp.__version__, "gateway": gateway.__version__,
+                    "agent_sdk": next(r for r in REQUIREMENTS["v10"] if r.startswith("a2a-sdk"))},
+        "setup_s": setup_s,
+        "total_s": time.monotonic() - started,
+        "arms": arm_results,
+    }
+    result["ratios"] = ratio_rows(arms)
+    result["table"] = report(arms, result)
+    return result
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.e2e", description=__doc__)
+    parser.add_argument("--requests", type=int, default=1000, help="timed sends per arm per round")
+    parser.add_argument("--warmup", type=int, default=100, help="untimed sends per arm before each round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; arm order is shuffled in each")
+    parser.add_argument("--out", help="write the result as JSON to this file")
+    parser.add_argument("--pin", choices=("split", "none"), default="split",
+                        help="split: client + agents on CPU0, gateways on CPU1 (default); none: no pinning")
+    parser.add_argument("--seed", type=int, help="seed for the arm order (default: random, recorded)")
+    parser.add_argument("--time-limit", type=float, default=300.0,
+                        help="abort the run after this many seconds (default 300)")
+    parser.add_argument("--profile-gateway", metavar="DIR",
+                        help="cProfile each gateway into DIR/gateway-<arm>.prof (inflates its latency)")
+    parser.add_argument("--harness-agents", action="store_true",
+                        help="start agents with harness.start_agent as is (no TCP_NODELAY: ~40 ms stalls)")
+    parser.add_argument("--quiet", action="store_true", help="no per-round progress on stderr")
+    args = parser.parse_args(argv)
+    if args.requests < 1 or args.warmup < 0 or args.rounds < 1:
+        parser.error("--requests and --rounds must be >= 1, --warmup >= 0")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        result = run(args)
+    except BenchError as exc:
+        print(f"bench.e2e: FAILED: {exc}", file=sys.stderr)
+        return 1
+    head = result["machine"]
+    print(f"bench.e2e: {args.requests} timed + {args.warmup} warm-up sends x {args.rounds} rounds per arm;"
+          f" {head['cpus']} CPUs ({head['cpu_model']}); pin: {result['params']['pin']};"
+          f" loadavg {head['loadavg_before']} -> {head['loadavg_after']}; {result['total_s']:.0f} s")
+    print(result["table"])
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, suffix=".tmp") as tmp:
+            json.dump(result, tmp, indent=2)
+        Path(tmp.name).replace(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

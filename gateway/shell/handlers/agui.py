@@ -1,0 +1,294 @@
+"""The AG-UI endpoint: POST /agui and /agui/{route} take a RunAgentInput, answer 4xx JSON before any
+stream, else AG-UI SSE driven by core.agui (one A2A JSON-RPC call upstream, keep-alives while it is
+quiet, one terminal event whatever happens). A client leaving never cancels the agent's task."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import aiohttp
+from aiohttp import web
+from multidict import CIMultiDict
+
+from gateway.config import Settings
+from gateway.core import jsoncodec
+from gateway.core.agui import a2ui, events, inputs, wire
+from gateway.core.agui.request import Agent, Call, Options
+from gateway.core.agui.run import AguiRun
+from gateway.core.agui.session import Sessions
+from gateway.core.card import Interface
+from gateway.core.errors import GatewayError, LimitExceeded
+from gateway.core.sse import SseEvent, SseParser
+from gateway.core.types import Binding, JsonObj, Version
+from gateway.observability import get_logger
+from gateway.shell.handlers.jsonrpc import read_body
+from gateway.shell.keys import SETTINGS, UPSTREAM
+from gateway.shell.relay import SSE_HEADERS
+from gateway.shell.upstream import Upstream, read_bounded
+
+log = get_logger("gateway.agui")
+T = TypeVar("T")
+DEFAULT_ROUTES = frozenset({"", "default"})
+_STREAM_TYPES = ("text/event-stream", "text/*", "*/*")
+
+
+@dataclass(slots=True)
+class AguiState:
+    sessions: Sessions
+    options: Options
+    active: set[tuple[str, str]] = field(default_factory=set)   # (route, threadId) of running runs
+
+
+AGUI = web.AppKey("agui", AguiState)
+
+
+def install(app: web.Application, settings: Settings) -> None:
+    """The state and the two routes (add them before any catch-all)."""
+    conf = settings.agui
+    options = Options(contextid_mode=conf.contextid_mode, unknown_surface=conf.unknown_surface,
+                      action_encoding=conf.action_encoding, a2ui_sniff=conf.a2ui_sniff,
+                      input_required_as_interrupt=conf.input_required_as_interrupt)
+    app[AGUI] = AguiState(Sessions(max_entries=conf.max_sessions, ttl=conf.session_ttl_seconds), options)
+    app.router.add_post("/agui", handle)
+    app.router.add_post("/agui/{route}", handle)
+
+
+def _reject(status: int, code: str, message: str, details: list[JsonObj] | None = None) -> web.Response:
+    body = inputs.InputError(status, code, message, details).body()
+    return web.Response(status=status, body=jsoncodec.dumpb(body), content_type="application/json")
+
+
+def _check_headers(request: web.Request) -> web.Response | None:
+    ctype = request.headers.get("Content-Type")
+    if ctype is not None and not ctype.split(";")[0].strip().lower().endswith(("/json", "+json")):
+        return _reject(415, "agui.unsupported_media_type", f"expected application/json, got {ctype!r}")
+    accept = request.headers.get("Accept", "").lower()
+    if accept and not any(t in accept for t in _STREAM_TYPES):
+        return _reject(406, "agui.not_acceptable", "this endpoint answers text/event-stream only")
+    return None
+
+
+async def handle(request: web.Request) -> web.StreamResponse:
+    route = request.match_info.get("route", "")
+    if route not in DEFAULT_ROUTES:
+        return _reject(404, "agui.unknown_route", f"no upstream agent is routed as {route!r}")
+    settings, state = request.app[SETTINGS], request.app[AGUI]
+    rejected = _check_headers(request)
+    if rejected is not None:
+        return rejected
+    try:
+        inp = inputs.parse(await read_body(request, settings.limits.max_body_bytes))
+    except LimitExceeded as err:
+        return _reject(413, "agui.too_large", err.message)
+    except inputs.InputError as err:
+        return _reject(err.status, err.code, err.message, err.details)
+    key = (route or "default", inp.thread_id)
+    if key in state.active:
+        return _reject(409, "agui.thread_busy", f"a run on thread {inp.thread_id!r} is still active")
+    state.active.add(key)
+    started = time.monotonic()
+    try:
+        run = AguiRun(inp, state.sessions.get(key, time.time()), state.options,
+                      new_id=lambda: uuid.uuid4().hex, now=time.time)
+        door = _Door(request, settings, run)
+        response = await door.start()
+        await door.drive(request.app[UPSTREAM], request.headers.get("Authorization"))
+        log.info("agui_run", thread=inp.thread_id, run=inp.run_id, items=run.items, events=door.sent,
+                 outcome=door.outcome, duration_ms=round((time.monotonic() - started) * 1000, 2))
+        return response
+    finally:
+        state.active.discard(key)
+
+
+class _Door:
+    """One run's SSE response: writes events, pings while waiting, ends the run whatever happens."""
+
+    def __init__(self, request: web.Request, settings: Settings, run: AguiRun) -> None:
+        self.request, self.settings, self.run = request, settings, run
+        self.response = web.StreamResponse(status=200, headers=SSE_HEADERS)
+        self.heartbeat = settings.server.heartbeat_seconds or float("inf")
+        self.last_write = time.monotonic()
+        self.sent = 0
+        self.outcome = "open"
+
+    async def start(self) -> web.StreamResponse:
+        await self.response.prepare(self.request)
+        return self.response
+
+    async def send(self, batch: list[JsonObj]) -> None:
+        if not batch:
+            return
+        for event in batch:   # one write per event: each is flushed as it is made
+            await self.response.write(events.frame(event))
+        self.sent += len(batch)
+        self.last_write = time.monotonic()
+        if batch[-1]["type"] in events.TERMINAL:
+            self.outcome = batch[-1].get("code") or batch[-1]["type"]
+
+    async def ping(self) -> None:
+        await self.response.write(events.PING)
+        self.last_write = time.monotonic()
+
+    async def waiting(self, aw: Awaitable[T], timeout: float) -> T:
+        """`aw` with keep-alive comments meanwhile; TimeoutError after `timeout` seconds."""
+        task = asyncio.ensure_future(aw)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    raise TimeoutError
+                wake = min(deadline, self.last_write + self.heartbeat)
+                done, _ = await asyncio.wait({task}, timeout=wake - now)
+                if done:
+                    return task.result()
+                if time.monotonic() >= self.last_write + self.heartbeat:
+                    await self.ping()
+        finally:
+            if not task.done():
+                task.cancel()
+
+    async def drive(self, upstream: Upstream, authorization: str | None) -> None:
+        try:
+            await self.send(self.run.opening())
+            await self._call(upstream, authorization)
+            if not self.run.done:
+                await self.send(self.run.on_eof())
+        except (ConnectionResetError, aiohttp.ClientConnectionResetError):
+            self.outcome = "client_gone"   # the agent's task goes on; nothing is cancelled
+            return
+        except Exception as exc:   # the top-level guard: the stream still ends with RUN_ERROR
+            log.exception("agui_internal_error")
+            with contextlib.suppress(ConnectionResetError):
+                await self.send(self.run.fail("agui.internal_error", f"{type(exc).__name__}: {exc}"))
+        with contextlib.suppress(ConnectionResetError):
+            await self.response.write_eof()
+
+    async def _call(self, upstream: Upstream, authorization: str | None) -> None:
+        timeout = self.settings.upstream.timeout
+        try:
+            iface, agent = await self.waiting(_agent(upstream, self.settings), timeout.first_byte)
+        except (GatewayError, TimeoutError) as err:
+            await self.send(self.run.fail("upstream.unreachable", _message(err, "agent card not available")))
+            return
+        batch, call = self.run.plan(agent)
+        await self.send(batch)
+        if call is None:
+            return
+        out = wire.encode(call, iface.version, self.run.input.run_id)
+        headers = {**({"Authorization": authorization} if authorization else {}),
+                   **self.settings.upstream.headers, **out.headers, "Accept-Encoding": "identity"}
+        try:
+            resp = await self.waiting(upstream.open("POST", iface.url, headers=CIMultiDict(headers),
+                                                    body=out.body), timeout.first_byte)
+        except GatewayError as err:
+            await self.send(self.run.fail("upstream.unreachable", err.message))
+            return
+        except TimeoutError:
+            await self.send(self.run.fail("upstream.timeout", "the agent did not answer in time"))
+            return
+        try:
+            await self._reply(upstream, resp, call, iface.version)
+        finally:
+            resp.close()
+
+    async def _reply(self, upstream: Upstream, resp: aiohttp.ClientResponse, call: Call,
+                     version: Version) -> None:
+        try:
+            if resp.status == 200 and resp.content_type == "text/event-stream":
+                await self._stream(resp, call, version)
+                return
+            body = await self.waiting(read_bounded(resp, upstream.max_body_bytes),
+                                      self.settings.upstream.timeout.total_unary)
+            try:
+                result = wire.decode_bytes(body, version, call.operation)
+            except wire.ProtocolError as err:
+                code = "upstream.protocol_error" if resp.status == 200 else f"upstream.http_{resp.status}"
+                await self.send(self.run.fail(code, err.message if resp.status == 200 else
+                                              f"the agent answered HTTP {resp.status}"))
+                return
+            await self._result(result)
+        except wire.ProtocolError as err:
+            await self.send(self.run.fail("upstream.protocol_error", err.message))
+        except TimeoutError:
+            await self.send(self.run.fail("upstream.timeout", "the agent was silent for too long"))
+        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+            if isinstance(exc, ConnectionResetError):   # our client left while we were writing
+                raise
+            broke = f"upstream stream broke: {type(exc).__name__}"
+            await self.send(self.run.fail("upstream.unreachable", broke))
+        except GatewayError as err:
+            await self.send(self.run.fail("upstream.protocol_error", err.message))
+
+    async def _result(self, result: wire.Result) -> None:
+        if result.error is not None:
+            await self.send(self.run.on_rpc_error(result.error))
+        elif result.item is not None:
+            await self.send(self.run.on_item(result.item))
+
+    async def _stream(self, resp: aiohttp.ClientResponse, call: Call, version: Version) -> None:
+        parser = SseParser(self.settings.limits.max_sse_event_bytes)
+        reader = resp.content
+        idle = self.settings.upstream.timeout.idle_stream
+        settle = self.settings.agui.settle_seconds
+        while not self.run.done:
+            chunk = reader.read_nowait() if not reader.is_eof() else b""
+            if not chunk and not reader.is_eof():
+                try:
+                    chunk = await self._read(reader, settle if self.run.settled else idle)
+                except TimeoutError:
+                    if self.run.settled:
+                        break   # the agent left the stream open after input-required: the run is over
+                    raise
+            if not chunk:
+                break
+            for item in parser.feed(chunk):
+                if isinstance(item, SseEvent) and item.data.strip():
+                    await self._result(wire.decode_bytes(item.data, version, call.operation))
+                    if _over(self.run):
+                        return
+        await self.send(self.run.on_eof())   # nothing when the run already ended
+
+    async def _read(self, reader: aiohttp.StreamReader, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                raise TimeoutError
+            try:
+                async with asyncio.timeout(min(deadline, self.last_write + self.heartbeat) - now):
+                    return await reader.readany()
+            except TimeoutError:
+                if time.monotonic() >= self.last_write + self.heartbeat:
+                    await self.ping()
+
+
+async def _agent(upstream: Upstream, settings: Settings) -> tuple[Interface, Agent]:
+    """Where to call (JSON-RPC; v1.0 first, so a v1.0 agent is spoken to as itself) and what the agent
+    card says of streaming and A2UI. A fixed upstream version works without a card."""
+    iface = await upstream.interface(Version.V10, Binding.JSONRPC)
+    if iface.binding is not Binding.JSONRPC:
+        raise GatewayError("the AG-UI front door needs a JSON-RPC interface, the agent offers "
+                           + iface.binding.value)
+    try:
+        card: dict[str, Any] | None = (await upstream.card()).card
+    except GatewayError:
+        card = None
+    caps = card.get("capabilities") if card else None
+    streaming = card is None or (type(caps) is dict and caps.get("streaming") is True)
+    return iface, Agent(streaming=streaming, a2ui=a2ui.negotiate(card, settings.agui.a2ui_versions))
+
+
+def _over(run: AguiRun) -> bool:
+    """Whether the run has ended (a call, so type narrowing does not outlive the events it fed)."""
+    return run.done
+
+
+def _message(err: BaseException, default: str) -> str:
+    return err.message if isinstance(err, GatewayError) else default

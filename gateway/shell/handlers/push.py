@@ -1,0 +1,216 @@
+"""The webhook the upstream agent calls: open the seal, check the upstream's token, bound the body,
+answer at once, then plan (core.push, fetching the task when needed) and deliver via push_sender in
+the background. Also installs the relay (sealer, sender, route) into the app."""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import os
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, cast
+
+from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from gateway.config import Settings
+from gateway.core import jsoncodec
+from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded
+from gateway.core.push import (
+    NONCE_BYTES,
+    BadSeal,
+    ClientRoute,
+    Delivery,
+    NeedTask,
+    PushSealer,
+    notification_version,
+    plan_delivery,
+    task_fetch,
+    task_from_reply,
+)
+from gateway.core.types import Binding, JsonObj, Version
+from gateway.observability import get_logger
+from gateway.shell.headers import upstream_request_headers
+from gateway.shell.keys import PUSH_SENDER, SEALER, SETTINGS, UPSTREAM
+from gateway.shell.push_sender import PushSender
+from gateway.shell.ssrf import Network, check_url
+
+__all__ = ["RelaySealer", "cleanup_ctx", "handle", "install", "webhook_base"]
+
+log = get_logger("gateway.push")
+
+JSON = "application/json"
+_BEARER = "bearer "
+
+
+class RelaySealer(PushSealer):
+    """The app's PushSealer plus the SSRF policy: `await check_url(url)` before sealing a client URL."""
+
+    def __init__(self, keys: Sequence[bytes], *, webhook_base: str, webhook_path: str,
+                 allow: Sequence[Network]) -> None:
+        super().__init__(keys, webhook_base=webhook_base, webhook_path=webhook_path,
+                         nonce=lambda: os.urandom(NONCE_BYTES))
+        self.allow = tuple(allow)
+
+    async def check_url(self, url: str) -> None:
+        """Refuse a client webhook URL the SSRF policy blocks (PushUrlRejected, -32602)."""
+        await check_url(url, self.allow)
+
+
+def webhook_base(settings: Settings) -> str:
+    """Where the upstream reaches the webhook: push.webhook_base_url, server.public_url, else the listen
+    address (an unspecified host becomes loopback: the sidecar case)."""
+    if settings.push.webhook_base_url:
+        return settings.push.webhook_base_url
+    if settings.server.public_url:
+        return settings.server.public_url
+    host = settings.server.host
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    return f"http://{f'[{host}]' if ':' in host else host}:{settings.server.port}"
+
+
+def install(app: web.Application, settings: Settings) -> None:
+    """Set up the relay when push.enabled: the sealer (app[SEALER]), the sender and the webhook route.
+    Add `cleanup_ctx` to app.cleanup_ctx after the upstream's, so jobs drain before it closes."""
+    push = settings.push
+    if not push.enabled:
+        log.info("push_relay_disabled", reason="push.enabled is false: webhook configs pass through")
+        return
+    keys = push.keys
+    if not keys:
+        keys = (os.urandom(32),)
+        log.warning("push_ephemeral_key",
+                    detail="push.keys is empty: sealing with a random per-process key; webhooks registered "
+                           "here stop working on restart and cannot be delivered by other replicas; set "
+                           "push.keys (A2A_GATEWAY_PUSH_KEYS) to the same key(s) on every replica")
+    base = webhook_base(settings)
+    app[SEALER] = RelaySealer(keys, webhook_base=base, webhook_path=push.webhook_path,
+                              allow=push.allow_networks)
+    app[PUSH_SENDER] = PushSender(push)
+    app.router.add_post(push.webhook_path + "/{sealed}", handle)
+    log.info("push_relay", webhook=base + push.webhook_path, keys=len(keys),
+             allow_networks=[str(n) for n in push.allow_networks])
+
+
+async def cleanup_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The sender's session, opened with the app; jobs drained (bounded) and the session closed with it."""
+    sender = app.get(PUSH_SENDER)
+    if sender is None:
+        yield
+        return
+    await sender.start()
+    yield
+    await sender.close(grace=min(5.0, app[SETTINGS].server.shutdown_grace_seconds))
+
+
+# ---- the webhook --------------------------------------------------------------------------------
+
+
+def _presented(headers: CIMultiDictProxy[str]) -> list[str]:
+    tokens = [v for name in ("X-A2A-Notification-Token", "A2A-Notification-Token")
+              for v in headers.getall(name, [])]
+    for value in headers.getall("Authorization", []):
+        if value[:len(_BEARER)].lower() == _BEARER:
+            tokens.append(value[len(_BEARER):].strip())
+    return tokens
+
+
+def _token_ok(presented: list[str], expected: str) -> bool:
+    want = expected.encode()
+    ok = False
+    for token in presented:  # compare every one, in constant time each
+        ok |= hmac.compare_digest(token.encode("utf-8", "replace"), want)
+    return ok
+
+
+async def _read(request: web.Request, limit: int) -> bytes:
+    if request.content_length is not None and request.content_length > limit:
+        raise LimitExceeded()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            raise LimitExceeded()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def handle(request: web.Request) -> web.Response:
+    """POST {webhook_path}/{sealed}: 404/403 for a foreign/tampered seal, 401/403 for a missing/wrong
+    token, 413/400 for an oversized/non-JSON body, 503 when the backlog is full, else 200 at once."""
+    app = request.app
+    sealer = cast(PushSealer, app[SEALER])
+    sender = app[PUSH_SENDER]
+    sealed = request.match_info["sealed"]
+    try:
+        route = sealer.open(sealed)
+        expected = sealer.upstream_token(sealed)
+    except BadSeal as err:
+        sender.counter.add("bad_seal")
+        log.warning("push_bad_seal", status=err.http_status, peer=request.remote)
+        return web.Response(status=err.http_status)
+    presented = _presented(request.headers)
+    if not _token_ok(presented, expected):
+        status = 403 if presented else 401
+        sender.counter.add("unauthorized")
+        log.warning("push_unauthorized", status=status, peer=request.remote, task_id=route.task_id or None)
+        return web.Response(status=status)
+    try:
+        body: Any = jsoncodec.loads(await _read(request, app[SETTINGS].push.max_body_bytes))
+    except GatewayError as err:
+        sender.counter.add("bad_body")
+        log.warning("push_bad_body", status=err.http_status, error=err.message, task_id=route.task_id or None)
+        return web.Response(status=413 if isinstance(err, LimitExceeded) else 400)
+    sender.counter.add("received")
+    if not sender.submit(_relay(app, route, body)):
+        return web.Response(status=503, headers={"Retry-After": "1"})
+    return web.Response(status=200)
+
+
+async def _relay(app: web.Application, route: ClientRoute, body: Any) -> None:
+    fields: dict[str, Any] = {"task_id": route.task_id or None, "client_version": route.version.value}
+    sender = app[PUSH_SENDER]
+    try:
+        delivery = await _plan(app, route, body)
+    except GatewayError as err:
+        sender.counter.add("dropped")
+        log.warning("push_dropped", error=err.message, **fields)
+        return
+    await sender.deliver(delivery, **fields)
+
+
+async def _plan(app: web.Application, route: ClientRoute, body: Any) -> Delivery:
+    """plan_delivery, with the task fetched upstream (GetTask / tasks/get) when the client needs it."""
+    upstream = app[UPSTREAM]
+    version = notification_version(body)
+    iface = None
+    if version is None:
+        iface = await upstream.interface(route.version, Binding.JSONRPC)
+        version = iface.version
+    step = plan_delivery(route, body, upstream=version)
+    if isinstance(step, Delivery):
+        return step
+    iface = iface or await upstream.interface(route.version, Binding.JSONRPC)
+    task = await _fetch_task(app, step, iface.version, iface.binding, iface.url, iface.tenant)
+    again = plan_delivery(route, task, upstream=iface.version)
+    if isinstance(again, NeedTask):
+        raise InvalidAgentResponse("the fetched task is not a Task")
+    return again
+
+
+async def _fetch_task(app: web.Application, need: NeedTask, version: Version, binding: Binding, url: str,
+                      tenant: str) -> JsonObj:
+    settings, upstream = app[SETTINGS], app[UPSTREAM]
+    fetch = task_fetch(need.task_id, upstream=version, binding=binding, url=url, tenant=tenant)
+    ctype = "application/a2a+json" if binding is Binding.REST and version is Version.V10 else JSON
+    headers = upstream_request_headers(CIMultiDict(), version, peer=None, extra=settings.upstream.headers,
+                                       content_type=ctype)
+    headers["Accept"] = JSON
+    reply = await upstream.request(fetch.method, fetch.url, headers=headers, body=fetch.body)
+    return task_from_reply(reply.status, reply.body, upstream=version, binding=binding)
+
+
+def new_key() -> str:
+    """A fresh push key, base64 (for docs and scripts)."""
+    return base64.b64encode(os.urandom(32)).decode()

@@ -86,6 +86,10 @@ class BenchError(RuntimeError):
     """The run cannot produce figures: a peer did not start, a reply was an error, the time ran out."""
 
 
+class TimeUp(BenchError):
+    """--time-limit reached; rounds completed before it still count."""
+
+
 @dataclass(frozen=True)
 class ArmSpec:
     name: str
@@ -117,6 +121,15 @@ class ArmRun:
     cpu_s: dict[str, float] = field(default_factory=lambda: {"client": 0.0, "agent": 0.0, "gateway": 0.0})
     wall_s: float = 0.0
     other_load: list[float] = field(default_factory=list)
+
+    def checkpoint(self) -> tuple[int, int, dict[str, float], float, int]:
+        return len(self.samples_ns), len(self.rounds), dict(self.cpu_s), self.wall_s, len(self.other_load)
+
+    def rollback(self, mark: tuple[int, int, dict[str, float], float, int]) -> None:
+        """Forget a round that did not complete in every arm."""
+        samples, rounds, cpu, wall, load = mark
+        del self.samples_ns[samples:], self.rounds[rounds:], self.other_load[load:]
+        self.cpu_s, self.wall_s = cpu, wall
 
     def pids(self) -> dict[str, int]:
         pids = {"agent": self.agent.process.pid}
@@ -174,6 +187,19 @@ def _pin(pid: int, cpu: int) -> None:
     for tid in tids:
         with contextlib.suppress(OSError):  # a thread that has just ended
             os.sched_setaffinity(tid, {cpu})
+
+
+def _gateway_revision() -> str:
+    """HEAD of the checkout the gateway runs from, `+dirty` when gateway/ has local changes."""
+    root = Path(gateway.__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "gateway"], cwd=root,
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
 
 
 def _can_pin() -> bool:
@@ -252,7 +278,7 @@ async def send_many(
         post = session.post
         for _ in range(n):
             if now() > deadline:
-                raise BenchError("time limit reached (--time-limit)")
+                raise TimeUp("time limit reached (--time-limit) before one round completed")
             start = clock()
             async with post(url, data=body, headers=headers) as response:
                 data = await response.read()
@@ -423,16 +449,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             _, replies = asyncio.run(send_many(arm.url, arm.spec.client, 1, deadline))
             check_reply(*replies[0], arm.spec.client)
         setup_s = time.monotonic() - started
-        orders = []
+        orders: list[list[str]] = []
         for round_no in range(1, args.rounds + 1):
             order = list(arms)
             rng.shuffle(order)
+            marks = {name: arm.checkpoint() for name, arm in arms.items()}
+            try:
+                for name in order:
+                    row = run_arm_once(arms[name], args.requests, args.warmup, deadline)
+                    if not args.quiet:
+                        print(f"round {round_no} {name}: mean {row['mean_ms']:.3f} ms,"
+                              f" p50 {row['p50_ms']:.3f} ms, {row['rps']:.0f} req/s",
+                              file=sys.stderr, flush=True)
+            except TimeUp:
+                if not orders:
+                    raise
+                for name, arm in arms.items():
+                    arm.rollback(marks[name])
+                print(f"note: --time-limit reached in round {round_no}; reporting {len(orders)} complete"
+                      " round(s)", file=sys.stderr)
+                break
             orders.append(order)
-            for name in order:
-                row = run_arm_once(arms[name], args.requests, args.warmup, deadline)
-                if not args.quiet:
-                    print(f"round {round_no} {name}: mean {row['mean_ms']:.3f} ms,"
-                          f" p50 {row['p50_ms']:.3f} ms, {row['rps']:.0f} req/s", file=sys.stderr, flush=True)
     arm_results = {}
     for name, arm in arms.items():
         s = summarise(arm.samples_ns)
@@ -446,11 +483,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {
         "bench": "e2e",
         "params": {"requests": args.requests, "warmup": args.warmup, "rounds": args.rounds, "seed": seed,
+                   "rounds_completed": len(orders),
                    "pin": "client+agents CPU0, gateways CPU1" if pin else "none", "orders": orders,
                    "agent_nodelay": not args.harness_agents},
         "machine": {"cpus": os.cpu_count(), "cpu_model": _cpu_model(), "loadavg_before": load_before,
                     "loadavg_after": _loadavg(), "python": platform.python_version(),
                     "aiohttp": aiohttp.__version__, "gateway": gateway.__version__,
+                    "gateway_revision": _gateway_revision(),
                     "agent_sdk": next(r for r in REQUIREMENTS["v10"] if r.startswith("a2a-sdk"))},
         "setup_s": setup_s,
         "total_s": time.monotonic() - started,
@@ -470,8 +509,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pin", choices=("split", "none"), default="split",
                         help="split: client + agents on CPU0, gateways on CPU1 (default); none: no pinning")
     parser.add_argument("--seed", type=int, help="seed for the arm order (default: random, recorded)")
-    parser.add_argument("--time-limit", type=float, default=300.0,
-                        help="abort the run after this many seconds (default 300)")
+    parser.add_argument("--time-limit", type=float, default=240.0,
+                        help="stop after this many seconds; a round cut short is dropped (default 240)")
     parser.add_argument("--profile-gateway", metavar="DIR",
                         help="cProfile each gateway into DIR/gateway-<arm>.prof (inflates its latency)")
     parser.add_argument("--harness-agents", action="store_true",
@@ -491,7 +530,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench.e2e: FAILED: {exc}", file=sys.stderr)
         return 1
     head = result["machine"]
-    print(f"bench.e2e: {args.requests} timed + {args.warmup} warm-up sends x {args.rounds} rounds per arm;"
+    rounds = result["params"]["rounds_completed"]
+    print(f"bench.e2e: {args.requests} timed + {args.warmup} warm-up sends x {rounds} rounds per arm;"
           f" {head['cpus']} CPUs ({head['cpu_model']}); pin: {result['params']['pin']};"
           f" loadavg {head['loadavg_before']} -> {head['loadavg_after']}; {result['total_s']:.0f} s")
     print(result["table"])

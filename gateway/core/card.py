@@ -16,6 +16,9 @@ from gateway.core.versions import parse_version
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 _BINDINGS = {b.value: b for b in Binding}
+# operations the v0.3 REST servers of a2a-sdk 0.3 do not serve (wire-mapping §1.2.1: list raises
+# NotImplementedError, there is no DELETE route); an agent's other binding serves them instead
+V03_REST_GAPS = frozenset({"list_push_configs", "delete_push_config"})
 _V03_ONLY_MEMBERS = ("url", "preferredTransport", "additionalInterfaces", "protocolVersion",
                      "supportsAuthenticatedExtendedCard", "security")
 
@@ -38,12 +41,15 @@ class UpstreamCard:
     def pick(self, version: Version, binding: Binding = Binding.JSONRPC) -> Interface | None:
         return next((i for i in self.interfaces if i.version is version and i.binding is binding), None)
 
-    def candidates(self, client: Version, binding: Binding) -> list[Interface]:
+    def candidates(self, client: Version, binding: Binding, op: str = "") -> list[Interface]:
         """The agent's interfaces in the order a call of `client` over `binding` should try them:
-        same version and binding (a pass-through), same version on another binding, then the
-        other version on the caller's binding, then on another binding."""
-        def rank(i: Interface) -> tuple[bool, bool]:
-            return i.version is not client, i.binding is not binding
+        same version and binding (a pass-through), same version on another binding, then the other
+        version, JSON-RPC first: when translating anyway, the binding every v0.3 SDK implements
+        completely. Interfaces known to lack `op` (V03_REST_GAPS) come last."""
+        def rank(i: Interface) -> tuple[bool, bool, bool]:
+            gap = i.version is Version.V03 and i.binding is Binding.REST and op in V03_REST_GAPS
+            same = i.version is client
+            return gap, not same, i.binding is not (binding if same else Binding.JSONRPC)
         return sorted(self.interfaces, key=rank)
 
     def choose(self, client: Version, binding: Binding = Binding.JSONRPC) -> Interface:

@@ -1,6 +1,5 @@
-"""The pure half of the push relay: the client's route sealed (AEAD) into the gateway's webhook URL,
-configs read back, and each upstream notification planned into the body the client's version expects.
-Keys, nonces and the clock are injected; nothing here sends, sleeps or keeps state between calls."""
+"""The pure half of the push relay: client routes sealed (AEAD) into webhook URLs and read back, and each
+upstream notification planned into the body the client's version expects. Keys and nonces are injected."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc
-from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
+from gateway.core.errors import GatewayError, InvalidAgentResponse
 from gateway.core.notes import Cx
 from gateway.core.translate.events import infer_kind
 from gateway.core.translate.registry import translate
@@ -415,16 +414,17 @@ def task_fetch(task_id: str, *, upstream: Version, binding: Binding, url: str, t
 
 
 def task_from_reply(status: int, body: bytes, *, upstream: Version, binding: Binding) -> JsonObj:
-    """The fetched task as a notification body of the upstream's version ({"task": …} or a v0.3 Task)."""
+    """The fetched task as a notification body of the upstream's version ({"task": …} or a v0.3 Task);
+    an A2A error or non-2xx reply is InvalidAgentResponse (not worth retrying)."""
     if binding is Binding.JSONRPC:
         reply = jsonrpc.parse_response(body)
         if reply.error is not None:
-            raise UpstreamUnavailable(f"task fetch failed: {reply.error.get('code')} "
-                                      f"{str(reply.error.get('message'))[:200]}")
+            raise InvalidAgentResponse(f"task fetch failed: {reply.error.get('code')} "
+                                       f"{str(reply.error.get('message'))[:200]}")
         task = reply.result
     else:
         if not 200 <= status < 300:
-            raise UpstreamUnavailable(f"task fetch failed: HTTP {status}")
+            raise InvalidAgentResponse(f"task fetch failed: HTTP {status}")
         try:
             task = jsoncodec.loads(body)
         except GatewayError as err:

@@ -29,5 +29,6 @@ class Quirks:
     # Success statuses answered to v0.3 REST clients: "200" everywhere (PY), or "js": 201 for message:send
     # and push-config create, 204 with no body for push-config delete (the JS reference).
     rest_success_codes: Literal["200", "js"] = "200"
-    # HTTP statuses of v0.3 REST error bodies: the v1.0 table (400/404/500) or PY03's (409/415/422/501/502).
-    rest_v03_status_table: Literal["v10", "py03"] = "v10"
+    # HTTP statuses of errors for v0.3 REST clients: PY03's table (409/415/422/501/502; the a2a-sdk 0.3
+    # client reads only the status, while JS clients read the body's code) or the v1.0 table (400/404/500).
+    rest_v03_status_table: Literal["v10", "py03"] = "py03"

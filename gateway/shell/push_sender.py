@@ -1,6 +1,5 @@
-"""Outbound webhook POSTs to clients: its own cookie-less session behind the SSRF resolver, bounded
-concurrency and backlog, bounded retries with exponential backoff, no redirects, every outcome logged
-and counted, background jobs kept by reference. It never translates."""
+"""Outbound webhook POSTs: own cookie-less session behind the SSRF resolver, bounded concurrency, backlog
+and retries (exponential backoff), no redirects, outcomes logged and counted, jobs kept by reference."""
 
 from __future__ import annotations
 

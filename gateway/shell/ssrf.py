@@ -1,6 +1,5 @@
-"""The SSRF guard for client webhook URLs: refuse hosts that are, or resolve to, loopback, private,
-link-local, unique-local, multicast, reserved or cloud-metadata addresses (any IP spelling), unless a
-configured network admits them; also a resolver for the sender's connector (DNS rebinding)."""
+"""The SSRF guard for client webhook URLs: hosts that are or resolve to non-public addresses (any IP
+spelling) are refused unless an allowed network admits them; a guarded resolver closes DNS rebinding."""
 
 from __future__ import annotations
 

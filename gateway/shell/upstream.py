@@ -126,7 +126,7 @@ class Upstream:
                 delay = self.settings.card_retry_seconds
             await asyncio.sleep(delay)
 
-    async def interfaces(self, client: Version, binding: Binding) -> list[Interface]:
+    async def interfaces(self, client: Version, binding: Binding, op: str = "") -> list[Interface]:
         """Every usable interface, best first (see UpstreamCard.candidates); a fixed version in
         configuration skips discovery and uses the configured URL alone."""
         fixed = _FIXED.get(self.settings.version)
@@ -135,7 +135,7 @@ class Upstream:
         card = await self.card()
         pinned = _BINDINGS.get(self.settings.binding)  # `upstream.binding` other than auto
         found = [Interface(i.version, i.binding, i.url, self.settings.tenant or i.tenant)
-                 for i in card.candidates(client, binding) if pinned is None or i.binding is pinned]
+                 for i in card.candidates(client, binding, op) if pinned is None or i.binding is pinned]
         if not found:
             raise UpstreamUnavailable("the agent's card lists no interface the gateway speaks")
         return found

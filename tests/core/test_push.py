@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gateway.core import jsoncodec
-from gateway.core.errors import InvalidAgentResponse, UpstreamUnavailable
+from gateway.core.errors import InvalidAgentResponse
 from gateway.core.push import (
     MAX_URL_CHARS,
     BadSeal,
@@ -361,9 +361,9 @@ def test_task_from_reply_shapes_and_errors() -> None:
     assert got == {"task": V10_TASK}
     error = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1,
                              "error": {"code": -32001, "message": "Task not found"}})
-    with pytest.raises(UpstreamUnavailable, match="-32001"):
+    with pytest.raises(InvalidAgentResponse, match="-32001"):
         task_from_reply(200, error, upstream=V10, binding=Binding.JSONRPC)
-    with pytest.raises(UpstreamUnavailable, match="404"):
+    with pytest.raises(InvalidAgentResponse, match="404"):
         task_from_reply(404, b"{}", upstream=V10, binding=Binding.REST)
     with pytest.raises(InvalidAgentResponse):
         task_from_reply(200, b"nope", upstream=V10, binding=Binding.REST)

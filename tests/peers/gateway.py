@@ -17,6 +17,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# What these peers need: the a2a-sdk 0.3 REST server and client double-base64 `fileWithBytes`, and
+# the test webhooks live on loopback, which the push relay's SSRF guard refuses unless allowed.
+PEER_ENV = {
+    "A2A_GATEWAY_LOG_FORMAT": "json",
+    "A2A_GATEWAY_QUIRKS_REST_DOUBLE_BASE64": "true",
+    "A2A_GATEWAY_PUSH_ALLOW_NETWORKS": "127.0.0.0/8",
+}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -52,7 +61,7 @@ def run_gateway(upstream: str, *args: str, env: dict[str, str] | None = None) ->
         process = subprocess.Popen(
             [sys.executable, "-m", "gateway", "--listen", f"127.0.0.1:{port}", "--upstream", upstream, *args],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
-            env={**os.environ, "A2A_GATEWAY_LOG_FORMAT": "json", **(env or {})})
+            env={**os.environ, **PEER_ENV, **(env or {})})
     gateway = Gateway(process, port, Path(name))
     try:
         deadline = time.monotonic() + 20

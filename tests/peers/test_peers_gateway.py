@@ -1,5 +1,6 @@
 """Real SDK clients of one version through the gateway to real SDK agents of the other, over every
-JSON-RPC scenario of the same-version baseline (test_peers_direct.py), with the same checks."""
+scenario of the same-version baseline (test_peers_direct.py) on both bindings, with the same checks;
+plus cross-binding runs where the gateway may use only the agent's other binding."""
 
 from __future__ import annotations
 
@@ -34,25 +35,53 @@ def gateway_B(agent_v03: Agent) -> Iterator[Gateway]:  # noqa: N802
         yield gateway
 
 
-def _check(scenario: str, result: Result, client: str, gateway: Gateway) -> None:
+# cross-binding: the gateway may use only the agent's other binding
+@pytest.fixture(scope="module")
+def gateway_A_rpc_only(agent_v10: Agent) -> Iterator[Gateway]:  # noqa: N802
+    with run_gateway(agent_v10.base_url, env={"A2A_GATEWAY_UPSTREAM_BINDING": "JSONRPC"}) as gateway:
+        yield gateway
+
+
+@pytest.fixture(scope="module")
+def gateway_B_rest_only(agent_v03: Agent) -> Iterator[Gateway]:  # noqa: N802
+    # a2a-sdk 0.3's REST server wants the whole CreateTaskPushNotificationConfigRequest as body
+    env = {"A2A_GATEWAY_UPSTREAM_BINDING": "HTTP+JSON", "A2A_GATEWAY_QUIRKS_REST_PUSH_CREATE_BODY": "request"}
+    with run_gateway(agent_v03.base_url, env=env) as gateway:
+        yield gateway
+
+
+def _check(scenario: str, result: Result, client: str, gateway: Gateway, transport: str = "jsonrpc") -> None:
     if scenario == "resubscribe" and client == "v03":
         # a v1.0 agent opens every subscription with the Task (S10 §3.1.6); the v0.3 client gets it
         # as a kind:"task" event first, then the same status updates a v0.3 agent sends
         assert result["events"][0]["kind"] == "task", result
         result = {**result, "events": result["events"][1:]}
     try:
-        CHECKS[scenario](result, client, "jsonrpc")
+        CHECKS[scenario](result, client, transport)
     except AssertionError as exc:
         raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway.log()[-6000:]}") from exc
 
 
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
 @pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("scenario", sorted(CHECKS))
-def test_scenario_through_gateway(mode: str, scenario: str, request: pytest.FixtureRequest) -> None:
+def test_scenario_through_gateway(mode: str, scenario: str, transport: str, request: pytest.FixtureRequest) -> None:
     client, _ = MODES[mode]
     gateway: Gateway = request.getfixturevalue(f"gateway_{mode}")
-    result = run_client(client, gateway.base_url, scenario, transport="jsonrpc")  # type: ignore[arg-type]
-    _check(scenario, result, client, gateway)
+    result = run_client(client, gateway.base_url, scenario, transport=transport)  # type: ignore[arg-type]
+    _check(scenario, result, client, gateway, transport)
+
+
+CROSS = {"A_rpc_only": ("v03", "rest"), "B_rest_only": ("v10", "jsonrpc")}
+
+
+@pytest.mark.parametrize("gateway_name", sorted(CROSS))
+@pytest.mark.parametrize("scenario", ["send_rich", "stream", "get_task_not_found", "ask_continue", "cancel_task"])
+def test_cross_binding(gateway_name: str, scenario: str, request: pytest.FixtureRequest) -> None:
+    client, transport = CROSS[gateway_name]
+    gateway: Gateway = request.getfixturevalue(f"gateway_{gateway_name}")
+    result = run_client(client, gateway.base_url, scenario, transport=transport)  # type: ignore[arg-type]
+    _check(scenario, result, client, gateway, transport)
 
 
 @pytest.fixture
@@ -61,12 +90,13 @@ def webhook() -> Iterator[WebhookReceiver]:
         yield receiver
 
 
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
 @pytest.mark.parametrize("mode", sorted(MODES))
-def test_push_config_crud_through_gateway(mode: str, request: pytest.FixtureRequest,
+def test_push_config_crud_through_gateway(mode: str, transport: str, request: pytest.FixtureRequest,
                                           webhook: WebhookReceiver) -> None:
     client, _ = MODES[mode]
     gateway: Gateway = request.getfixturevalue(f"gateway_{mode}")
-    r: dict[str, Any] = run_client(client, gateway.base_url, "push_crud", transport="jsonrpc",  # type: ignore[arg-type]
+    r: dict[str, Any] = run_client(client, gateway.base_url, "push_crud", transport=transport,  # type: ignore[arg-type]
                                    webhook=webhook.url)
     steps = r["steps"]
     config = steps["set"]["result"]

@@ -447,3 +447,91 @@ async def test_disabled_relay_has_no_webhook(fake_agent_factory, gateway_factory
     assert SEALER not in gw.server.app
     resp = await gw.post("/a2a-push/abc", data=b"{}")
     assert resp.status != 200
+
+
+# ---- through the JSON-RPC exchange (registration and reading back) ------------------------------------
+
+
+async def rpc(client: TestClient[Any, Any], method: str, params: Any, version: str | None = None) -> Any:
+    headers = {"Content-Type": "application/json", **({"A2A-Version": version} if version else {})}
+    resp = await client.post("/", data=jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "method": method,
+                                                        "params": params}), headers=headers)
+    return await resp.json()
+
+
+def webhook_path(url: str) -> str:
+    return url[url.index("/a2a-push/"):]
+
+
+async def test_v03_set_get_list_and_delivery_through_the_exchange(fake_agent_factory, gateway_factory,
+                                                                  hook_factory) -> None:  # cases 91, 92
+    fake, hook = await fake_agent_factory("1.0"), await hook_factory()
+    gw = await gateway(gateway_factory, fake.url)
+    inner = {"id": "cfg-1", "url": hook.url, "token": "T",
+             "authentication": {"schemes": ["Bearer"], "credentials": "x"}}
+    fake.reply_json("CreateTaskPushNotificationConfig", None)  # replaced below by what it received
+    await rpc(gw, "tasks/pushNotificationConfig/set", {"taskId": "t1", "pushNotificationConfig": inner})
+    (created,) = fake.calls("CreateTaskPushNotificationConfig")
+    up = created.params
+    assert hook.url not in str(up) and up["token"] != "T" and "authentication" not in up
+    assert "/a2a-push/" in up["url"]
+    fake.reply_json("GetTaskPushNotificationConfig", up)
+    fake.reply_json("ListTaskPushNotificationConfigs", {"configs": [up], "nextPageToken": ""})
+    got = await rpc(gw, "tasks/pushNotificationConfig/get", {"id": "t1", "pushNotificationConfigId": "cfg-1"})
+    assert got["result"] == {"taskId": "t1", "pushNotificationConfig": inner}
+    listed = await rpc(gw, "tasks/pushNotificationConfig/list", {"id": "t1"})
+    assert listed["result"] == [{"taskId": "t1", "pushNotificationConfig": inner}]
+    # the agent posts a v1.0 event to the URL it was given; the client gets the v0.3 Task
+    fake.reply_json("GetTask", V10_TASK)
+    assert await notify(gw, webhook_path(up["url"]), V10_STATUS, up["token"]) == 200
+    (hit,) = await hook.wait()
+    assert hit.body == V03_TASK
+    assert hit.headers["X-A2A-Notification-Token"] == "T" and hit.headers["Authorization"] == "Bearer x"
+
+
+async def test_inline_push_config_in_send_is_sealed_too(fake_agent_factory, gateway_factory,
+                                                        hook_factory) -> None:  # case 98
+    fake, hook = await fake_agent_factory("1.0"), await hook_factory()
+    fake.reply_json("SendMessage", {"task": V10_TASK})
+    gw = await gateway(gateway_factory, fake.url)
+    message = {"kind": "message", "messageId": "m1", "role": "user",
+               "parts": [{"kind": "text", "text": "hi"}]}
+    await rpc(gw, "message/send", {"message": message, "configuration": {
+        "pushNotificationConfig": {"url": hook.url, "token": "T"}}})
+    (sent,) = fake.calls("SendMessage")
+    cfg = sent.params["configuration"]["taskPushNotificationConfig"]
+    assert "/a2a-push/" in cfg["url"] and cfg["token"] != "T"
+    assert await notify(gw, webhook_path(cfg["url"]), {"task": V10_TASK}, cfg["token"]) == 200
+    (hit,) = await hook.wait()
+    assert hit.body == V03_TASK and hit.headers["X-A2A-Notification-Token"] == "T"
+
+
+async def test_v10_client_registration_on_v03_agent(fake_agent_factory, gateway_factory,
+                                                    hook_factory) -> None:
+    fake, hook = await fake_agent_factory("0.3"), await hook_factory()
+    gw = await gateway(gateway_factory, fake.url)
+    cfg = {"taskId": "t1", "id": "cfg-1", "url": hook.url, "token": "T",
+           "authentication": {"scheme": "Bearer", "credentials": "x"}}
+    fake.reply_json("tasks/pushNotificationConfig/set", None)
+    await rpc(gw, "CreateTaskPushNotificationConfig", cfg, version="1.0")
+    (created,) = fake.calls("tasks/pushNotificationConfig/set")
+    up = created.params["pushNotificationConfig"]
+    assert "/a2a-push/" in up["url"] and "authentication" not in up
+    fake.reply_json("tasks/pushNotificationConfig/get", created.params)
+    got = await rpc(gw, "GetTaskPushNotificationConfig", {"taskId": "t1", "id": "cfg-1"}, version="1.0")
+    assert got["result"] == cfg
+    assert await notify(gw, webhook_path(up["url"]), V03_TASK, up["token"]) == 200
+    (hit,) = await hook.wait()
+    assert hit.body == {"task": V10_TASK} and hit.headers["Authorization"] == "Bearer x"
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/h", "http://169.254.169.254/h", "http://2130706433/h"])
+async def test_blocked_webhook_is_refused_at_registration(fake_agent_factory, gateway_factory,
+                                                          url: str) -> None:  # case 100
+    fake = await fake_agent_factory("1.0")
+    gw = await gateway(gateway_factory, fake.url, push__allow_networks=[])
+    reply = await rpc(gw, "tasks/pushNotificationConfig/set",
+                      {"taskId": "t1", "pushNotificationConfig": {"url": url}})
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["message"].startswith("push notification URL not allowed")
+    assert fake.calls("CreateTaskPushNotificationConfig") == []

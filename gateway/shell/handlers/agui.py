@@ -238,8 +238,8 @@ class _Door:
         idle = self.settings.upstream.timeout.idle_stream
         settle = self.settings.agui.settle_seconds
         while not self.run.done:
-            chunk = reader.read_nowait() if not reader.is_eof() else b""
-            if not chunk and not reader.is_eof():
+            chunk = reader.read_nowait()   # whatever is buffered already, without a wait
+            if not chunk and not reader.at_eof():
                 try:
                     chunk = await self._read(reader, settle if self.run.settled else idle)
                 except TimeoutError:

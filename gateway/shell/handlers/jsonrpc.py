@@ -81,7 +81,7 @@ async def _exchange(ctx: Context) -> web.StreamResponse:
                                       settings.server.version_mode)
         bind_exchange(method=rpc.method, client_version=client)
         op, _ = by_method(rpc.method)
-        ifaces = await ctx.upstream.interfaces(client, Binding.JSONRPC)
+        ifaces = await ctx.upstream.interfaces(client, Binding.JSONRPC, op.name)
     except GatewayError as err:
         ctx.fields.update(outcome=f"error {err.jsonrpc_code}", error=err.message)
         return respond(error_reply(err, client, Binding.JSONRPC, rpc.id, settings.quirks))

@@ -1,10 +1,9 @@
-"""The webhook the upstream agent calls: open the seal, check the upstream's token, bound the body,
-answer at once, then plan (core.push, fetching the task when needed) and deliver via push_sender in
-the background. Also installs the relay (sealer, sender, route) into the app."""
+"""The webhook the upstream agent calls: seal, token and body checked, 200 at once, then planned (task
+fetched when needed) and delivered in the background; plus installing the relay into the app."""
 
 from __future__ import annotations
 
-import base64
+import asyncio
 import hmac
 import os
 from collections.abc import AsyncIterator, Sequence
@@ -15,7 +14,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.config import Settings
 from gateway.core import jsoncodec
-from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded
+from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, UpstreamUnavailable
 from gateway.core.push import (
     NONCE_BYTES,
     BadSeal,
@@ -32,7 +31,7 @@ from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger
 from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import PUSH_SENDER, SEALER, SETTINGS, UPSTREAM
-from gateway.shell.push_sender import PushSender
+from gateway.shell.push_sender import MAX_BACKOFF_S, PushSender
 from gateway.shell.ssrf import Network, check_url
 
 __all__ = ["RelaySealer", "cleanup_ctx", "handle", "install", "webhook_base"]
@@ -192,7 +191,16 @@ async def _plan(app: web.Application, route: ClientRoute, body: Any) -> Delivery
     if isinstance(step, Delivery):
         return step
     iface = iface or await upstream.interface(route.version, Binding.JSONRPC)
-    task = await _fetch_task(app, step, iface.version, iface.binding, iface.url, iface.tenant)
+    push = app[SETTINGS].push
+    for attempt in range(1, push.max_attempts + 1):  # the upstream has its 200: retry transport failures
+        try:
+            task = await _fetch_task(app, step, iface.version, iface.binding, iface.url, iface.tenant)
+            break
+        except UpstreamUnavailable as err:
+            if attempt == push.max_attempts:
+                raise
+            log.info("push_fetch_retry", attempt=attempt, error=err.message, task_id=step.task_id)
+            await asyncio.sleep(min(MAX_BACKOFF_S, push.backoff_seconds * 2 ** (attempt - 1)))
     again = plan_delivery(route, task, upstream=iface.version)
     if isinstance(again, NeedTask):
         raise InvalidAgentResponse("the fetched task is not a Task")
@@ -209,8 +217,3 @@ async def _fetch_task(app: web.Application, need: NeedTask, version: Version, bi
     headers["Accept"] = JSON
     reply = await upstream.request(fetch.method, fetch.url, headers=headers, body=fetch.body)
     return task_from_reply(reply.status, reply.body, upstream=version, binding=binding)
-
-
-def new_key() -> str:
-    """A fresh push key, base64 (for docs and scripts)."""
-    return base64.b64encode(os.urandom(32)).decode()

@@ -1,5 +1,5 @@
 """End-to-end latency bench: N sequential unary sends through the gateway against real a2a-sdk 1.3 agents,
-four arms (A1/A2 v0.3 client, B1/B2 v1.0 client) interleaved per round in one run; `python -m bench.e2e`."""
+four arms (A1/A2 v0.3 client, B1/B2 v1.0 client) interleaved in one run; `python -m bench.e2e`."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from tests.peers.venvs import REQUIREMENTS, ensure_venv
 
 TARGET_RATIO = 1.10
 REQUEST_TIMEOUT_S = 10.0
+REWARM = 5  # untimed sends that open each later turn's fresh connection within a round
 CLIENT_CPU, AGENT_CPU, GATEWAY_CPU = 0, 0, 1  # --pin split: client + agents share CPU0, gateways get CPU1
 TEXT = "echo bench"  # the peer agent completes a task and echoes the parts back
 
@@ -45,7 +46,6 @@ BODY_V10 = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "para
     "configuration": {"acceptedOutputModes": ["text/plain"], "returnImmediately": False}}}).encode()
 HEADERS_V03 = {"Content-Type": "application/json"}
 HEADERS_V10 = {"Content-Type": "application/json", "A2A-Version": "1.0"}
-
 
 # tests/peers/peer_common.bind() makes the listening socket with proto 0, and asyncio sets TCP_NODELAY
 # only on sockets whose proto is IPPROTO_TCP: the agent's reply (head and body are two writes) then
@@ -64,22 +64,6 @@ peer_common.bind = bind
 sys.argv = sys.argv[2:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
-
-
-def start_agent_nodelay(compat: bool) -> Agent:
-    """harness.start_agent("v10", compat=...) through _AGENT_LAUNCHER (same venv, script, readiness)."""
-    script = PEERS_DIR / "agent_v10.py"
-    args = [str(ensure_venv("v10")), "-c", _AGENT_LAUNCHER, str(PEERS_DIR), str(script), "--port", "0"]
-    if compat:
-        args.append("--compat")
-    fd, log_name = tempfile.mkstemp(prefix="bench-agent-v10-", suffix=".log")
-    with os.fdopen(fd, "w") as log:
-        process = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, cwd=PEERS_DIR
-        )
-    agent = Agent("v10", process, Path(log_name))
-    agent.wait_ready()
-    return agent
 
 
 class BenchError(RuntimeError):
@@ -109,27 +93,25 @@ RATIOS = (("A1", "A2"), ("B1", "B2"))
 
 
 @dataclass
+class Turn:
+    """One arm's timed block: latencies plus the CPU and machine counters around it."""
+
+    latencies_ns: list[int]
+    wall_s: float
+    cpu_s: dict[str, float]  # client / agent / gateway
+    machine_busy: int  # jiffies, all CPUs
+    machine_total: int
+
+
+@dataclass
 class ArmRun:
-    """One arm's processes plus everything measured on it across the rounds."""
+    """One arm's processes and its completed rounds (each a list of turns)."""
 
     spec: ArmSpec
     agent: Agent
     gateway: Gateway | None
-    url: str = ""
-    samples_ns: list[int] = field(default_factory=list)
-    rounds: list[dict[str, float]] = field(default_factory=list)
-    cpu_s: dict[str, float] = field(default_factory=lambda: {"client": 0.0, "agent": 0.0, "gateway": 0.0})
-    wall_s: float = 0.0
-    other_load: list[float] = field(default_factory=list)
-
-    def checkpoint(self) -> tuple[int, int, dict[str, float], float, int]:
-        return len(self.samples_ns), len(self.rounds), dict(self.cpu_s), self.wall_s, len(self.other_load)
-
-    def rollback(self, mark: tuple[int, int, dict[str, float], float, int]) -> None:
-        """Forget a round that did not complete in every arm."""
-        samples, rounds, cpu, wall, load = mark
-        del self.samples_ns[samples:], self.rounds[rounds:], self.other_load[load:]
-        self.cpu_s, self.wall_s = cpu, wall
+    url: str
+    rounds: list[list[Turn]] = field(default_factory=list)
 
     def pids(self) -> dict[str, int]:
         pids = {"agent": self.agent.process.pid}
@@ -137,19 +119,18 @@ class ArmRun:
             pids["gateway"] = self.gateway.process.pid
         return pids
 
+    def turns(self) -> list[Turn]:
+        return [turn for turns in self.rounds for turn in turns]
 
-# ---- machine probes (Linux /proc; figures become None elsewhere) --------------------------------------
 
-
-def _ticks() -> float:
-    return float(os.sysconf("SC_CLK_TCK"))
+# ---- machine probes (Linux /proc) ----------------------------------------------------------------------
 
 
 def _proc_cpu_s(pid: int | str) -> float:
     """utime + stime of a whole process (all threads), in seconds."""
     with open(f"/proc/{pid}/stat") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _ticks()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _machine_jiffies() -> tuple[int, int]:
@@ -161,21 +142,15 @@ def _machine_jiffies() -> tuple[int, int]:
 
 
 def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
     return platform.processor() or "?"
 
 
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(v, 2) for v in os.getloadavg()]
-    except OSError:
-        return None
+def _loadavg() -> list[float]:
+    return [round(v, 2) for v in os.getloadavg()]
 
 
 def _pin(pid: int, cpu: int) -> None:
@@ -187,6 +162,10 @@ def _pin(pid: int, cpu: int) -> None:
     for tid in tids:
         with contextlib.suppress(OSError):  # a thread that has just ended
             os.sched_setaffinity(tid, {cpu})
+
+
+def _can_pin() -> bool:
+    return hasattr(os, "sched_setaffinity") and {CLIENT_CPU, GATEWAY_CPU} <= os.sched_getaffinity(0)
 
 
 def _gateway_revision() -> str:
@@ -202,10 +181,6 @@ def _gateway_revision() -> str:
     return head + ("+dirty" if dirty else "")
 
 
-def _can_pin() -> bool:
-    return hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
-
-
 # ---- statistics ----------------------------------------------------------------------------------------
 
 
@@ -219,16 +194,24 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
 
 
-def summarise(samples_ns: list[int]) -> dict[str, float]:
-    ms = sorted(s / 1e6 for s in samples_ns)
-    mean = statistics.fmean(ms) if ms else float("nan")
+def summarise(turns: list[Turn]) -> dict[str, Any]:
+    """Latency percentiles (ms), throughput, CPU per request and outside load over `turns`."""
+    ms = sorted(s / 1e6 for turn in turns for s in turn.latencies_ns)
+    n, wall = len(ms), sum(turn.wall_s for turn in turns)
+    cpu = {role: sum(turn.cpu_s.get(role, 0.0) for turn in turns) for role in ("client", "agent", "gateway")}
+    busy = sum(turn.machine_busy for turn in turns)
+    total = sum(turn.machine_total for turn in turns)
+    machine_cores = busy / max(total, 1) * (os.cpu_count() or 1)
     return {
-        "n": len(ms),
-        "mean_ms": mean,
+        "n": n,
+        "mean_ms": statistics.fmean(ms) if ms else float("nan"),
         "p50_ms": percentile(ms, 50),
         "p90_ms": percentile(ms, 90),
         "p99_ms": percentile(ms, 99),
         "max_ms": ms[-1] if ms else float("nan"),
+        "rps": n / wall if wall else float("nan"),
+        "cpu_us_per_req": {role: used / max(n, 1) * 1e6 for role, used in cpu.items()},
+        "other_load_cores": max(machine_cores - sum(cpu.values()) / wall, 0.0) if wall else float("nan"),
     }
 
 
@@ -261,70 +244,115 @@ def check_reply(status: int, data: bytes, client: str) -> None:
 # ---- the client ----------------------------------------------------------------------------------------
 
 
-async def send_many(
-    url: str, client: str, n: int, deadline: float
-) -> tuple[list[int], list[tuple[int, bytes]]]:
-    """`n` sequential POSTs of the fixed body on one keep-alive connection (a fresh session per call).
-
-    Returns per-request latencies (ns, request start to last body byte) and the raw replies, which the
-    caller validates after the timed loop so checking never sits inside the measurement."""
+async def send_many(session: aiohttp.ClientSession, url: str, client: str, n: int,
+                    deadline: float) -> tuple[list[int], list[tuple[int, bytes]]]:
+    """`n` sequential POSTs of the fixed body; per-request latencies (ns, request start to the last
+    body byte) and the raw replies, which the caller checks after the timed loop, not inside it."""
     body, headers = (BODY_V03, HEADERS_V03) if client == "v03" else (BODY_V10, HEADERS_V10)
     latencies: list[int] = []
     replies: list[tuple[int, bytes]] = []
-    clock, now = time.perf_counter_ns, time.monotonic
-    connector = aiohttp.TCPConnector(limit=1)
-    timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        post = session.post
-        for _ in range(n):
-            if now() > deadline:
-                raise TimeUp("time limit reached (--time-limit) before one round completed")
-            start = clock()
-            async with post(url, data=body, headers=headers) as response:
-                data = await response.read()
-            latencies.append(clock() - start)
-            replies.append((response.status, data))
+    clock, now, post = time.perf_counter_ns, time.monotonic, session.post
+    for _ in range(n):
+        if now() > deadline:
+            raise TimeUp("time limit reached (--time-limit) before one round completed")
+        start = clock()
+        async with post(url, data=body, headers=headers) as response:
+            data = await response.read()
+        latencies.append(clock() - start)
+        replies.append((response.status, data))
     return latencies, replies
 
 
-def run_arm_once(arm: ArmRun, n: int, warmup: int, deadline: float) -> dict[str, float]:
-    """Warm up, then time `n` sends; all replies (warm-up included) are validated; CPU is accounted."""
-    if warmup:
-        _, replies = asyncio.run(send_many(arm.url, arm.spec.client, warmup, deadline))
-        for status, data in replies:
-            check_reply(status, data, arm.spec.client)
-    pids = arm.pids()
-    cpu_before = {role: _proc_cpu_s(pid) for role, pid in pids.items()}
-    busy0, total0 = _machine_jiffies()
-    client0, wall0 = _proc_cpu_s("self"), time.perf_counter()
-    latencies, replies = asyncio.run(send_many(arm.url, arm.spec.client, n, deadline))
-    wall, client_cpu = time.perf_counter() - wall0, _proc_cpu_s("self") - client0
-    busy1, total1 = _machine_jiffies()
-    ours = client_cpu
-    for role, pid in pids.items():
-        used = _proc_cpu_s(pid) - cpu_before[role]
-        arm.cpu_s[role] += used
-        ours += used
-    arm.cpu_s["client"] += client_cpu
-    ncpu = os.cpu_count() or 1
-    machine_cores = (busy1 - busy0) / max(total1 - total0, 1) * ncpu
-    arm.other_load.append(max(machine_cores - ours / wall, 0.0))
-    for status, data in replies:
-        check_reply(status, data, arm.spec.client)
-    arm.samples_ns.extend(latencies)
-    arm.wall_s += wall
-    row = summarise(latencies)
-    row["rps"] = n / wall
-    arm.rounds.append(row)
-    return row
+def _session() -> aiohttp.ClientSession:
+    """One connection (limit=1), kept alive for the whole turn."""
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1),
+                                 timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S))
+
+
+async def run_turn(arm: ArmRun, n: int, warmup: int, deadline: float) -> Turn:
+    """A fresh session: `warmup` untimed sends, then `n` timed ones on the same connection; every
+    reply is checked afterwards; CPU of client, agent and gateway is read around the timed part."""
+    client = arm.spec.client
+    async with _session() as session:
+        _, warm = await send_many(session, arm.url, client, warmup, deadline)
+        pids = arm.pids()
+        cpu0 = {role: _proc_cpu_s(pid) for role, pid in pids.items()}
+        busy0, total0 = _machine_jiffies()
+        self0, wall0 = _proc_cpu_s("self"), time.perf_counter()
+        latencies, replies = await send_many(session, arm.url, client, n, deadline)
+        wall, self1 = time.perf_counter() - wall0, _proc_cpu_s("self")
+        busy1, total1 = _machine_jiffies()
+        cpu = {role: _proc_cpu_s(pid) - cpu0[role] for role, pid in pids.items()}
+    cpu["client"] = self1 - self0
+    for status, data in warm + replies:
+        check_reply(status, data, client)
+    return Turn(latencies, wall, cpu, busy1 - busy0, total1 - total0)
+
+
+def block_sizes(requests: int, block: int) -> list[int]:
+    """A round's timed sends per arm, cut into turns of `block` (0: one turn of all of them)."""
+    if block <= 0 or block >= requests:
+        return [requests]
+    return [block] * (requests // block) + ([requests % block] if requests % block else [])
+
+
+async def run_rounds(arms: dict[str, ArmRun], args: argparse.Namespace, rng: random.Random,
+                     deadline: float) -> list[list[list[str]]]:
+    """Every round: each arm sends --requests timed requests in turns of --block; arms take turns in a
+    freshly shuffled order for every block. A round cut short by --time-limit is dropped."""
+    for arm in arms.values():  # the first reply of every arm is checked before anything is timed
+        async with _session() as session:
+            _, replies = await send_many(session, arm.url, arm.spec.client, 1, deadline)
+        check_reply(*replies[0], arm.spec.client)
+    orders: list[list[list[str]]] = []
+    for round_no in range(1, args.rounds + 1):
+        pending: dict[str, list[Turn]] = {name: [] for name in arms}
+        round_orders = []
+        try:
+            for i, size in enumerate(block_sizes(args.requests, args.block)):
+                order = list(arms)
+                rng.shuffle(order)
+                round_orders.append(order)
+                for name in order:
+                    warmup = args.warmup if i == 0 else min(args.warmup, REWARM)
+                    pending[name].append(await run_turn(arms[name], size, warmup, deadline))
+        except TimeUp:
+            if not orders:
+                raise
+            print(f"note: --time-limit reached in round {round_no}; reporting {len(orders)} complete"
+                  " round(s)", file=sys.stderr)
+            break
+        for name, arm in arms.items():
+            arm.rounds.append(pending[name])
+        orders.append(round_orders)
+        if not args.quiet:
+            cells = [f"{name} {summarise(pending[name])['mean_ms']:.3f}" for name in arms]
+            print(f"round {round_no} mean ms: " + ", ".join(cells), file=sys.stderr, flush=True)
+    return orders
 
 
 # ---- processes -----------------------------------------------------------------------------------------
 
 
+def start_agent_nodelay(compat: bool) -> Agent:
+    """harness.start_agent("v10", compat=...) through _AGENT_LAUNCHER (same venv, script, readiness)."""
+    script = PEERS_DIR / "agent_v10.py"
+    args = [str(ensure_venv("v10")), "-c", _AGENT_LAUNCHER, str(PEERS_DIR), str(script), "--port", "0"]
+    if compat:
+        args.append("--compat")
+    fd, log_name = tempfile.mkstemp(prefix="bench-agent-v10-", suffix=".log")
+    with os.fdopen(fd, "w") as log:
+        process = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, cwd=PEERS_DIR
+        )
+    agent = Agent("v10", process, Path(log_name))
+    agent.wait_ready()
+    return agent
+
+
 @contextmanager
-def start_arms(pin: bool, profile_dir: Path | None, harness_agents: bool) -> Iterator[list[ArmRun]]:
-    """One fresh agent per arm (identical task history in every arm) and one gateway per gateway arm."""
+def start_arms(pin: bool, profile_dir: Path | None, harness_agents: bool) -> Iterator[dict[str, ArmRun]]:
+    """One fresh agent per arm (the same task history in every arm) and a gateway per gateway arm."""
     with ExitStack() as stack:
         with ThreadPoolExecutor(len(ARMS)) as pool:
             if harness_agents:
@@ -343,19 +371,18 @@ def start_arms(pin: bool, profile_dir: Path | None, harness_agents: bool) -> Ite
                 agents.append(agent)
             if errors:
                 raise BenchError(f"an agent did not start: {errors[0]}") from errors[0]
-        arms = []
+        arms = {}
         for spec, agent in zip(ARMS, agents, strict=True):
             gw = None
             if spec.via_gateway:
                 env = _profile_env(profile_dir, spec.name) if profile_dir else None
                 gw = stack.enter_context(run_gateway(agent.base_url, env=env))
-            arm = ArmRun(spec, agent, gw)
-            arm.url = gw.base_url + "/" if gw else agent.base_url + "/jsonrpc"
             if pin:
                 _pin(agent.process.pid, AGENT_CPU)
                 if gw:
                     _pin(gw.process.pid, GATEWAY_CPU)
-            arms.append(arm)
+            url = gw.base_url + "/" if gw else agent.base_url + "/jsonrpc"
+            arms[spec.name] = ArmRun(spec, agent, gw, url)
         yield arms
 
 
@@ -383,46 +410,45 @@ def _profile_env(profile_dir: Path, name: str) -> dict[str, str]:
 def ratio_rows(arms: dict[str, ArmRun]) -> list[dict[str, Any]]:
     rows = []
     for num, den in RATIOS:
-        a, b = summarise(arms[num].samples_ns), summarise(arms[den].samples_ns)
-        per_round = [ra["mean_ms"] / rb["mean_ms"] for ra, rb in zip(arms[num].rounds, arms[den].rounds,
-                                                                      strict=True)]
-        mean = a["mean_ms"] / b["mean_ms"]
+        a, b = summarise(arms[num].turns()), summarise(arms[den].turns())
+        per_round = [summarise(ra)["mean_ms"] / summarise(rb)["mean_ms"]
+                     for ra, rb in zip(arms[num].rounds, arms[den].rounds, strict=True)]
+        mean, p50 = a["mean_ms"] / b["mean_ms"], a["p50_ms"] / b["p50_ms"]
         rows.append({
             "name": f"{num}/{den}",
             "mean": mean,
-            "p50": a["p50_ms"] / b["p50_ms"],
+            "p50": p50,
             "p99": a["p99_ms"] / b["p99_ms"],
             "mean_per_round": per_round,
             "added_mean_ms": a["mean_ms"] - b["mean_ms"],
             "added_p50_ms": a["p50_ms"] - b["p50_ms"],
             "target": TARGET_RATIO,
-            "within_target": mean <= TARGET_RATIO and a["p50_ms"] / b["p50_ms"] <= TARGET_RATIO,
+            "within_target": mean <= TARGET_RATIO and p50 <= TARGET_RATIO,
         })
     return rows
 
 
-def report(arms: dict[str, ArmRun], result: dict[str, Any]) -> str:
+def report(result: dict[str, Any]) -> str:
     lines = [
-        f"{'arm':3} {'path':46} {'n':>5} {'mean':>7} {'p50':>7} {'p90':>7} {'p99':>7} {'req/s':>7}"
-        f" {'CPU µs/req: client':>19} {'agent':>6} {'gw':>6} {'other':>6}",
+        f"{'arm':3} {'path':46} {'n':>5} {'mean':>7} {'p50':>7} {'p90':>7} {'p99':>7} {'req/s':>6}"
+        f" | {'CPU µs/req: client':>18} {'agent':>6} {'gw':>6} | {'other':>5}",
     ]
-    for name, arm in arms.items():
-        s = result["arms"][name]
+    for name, s in result["arms"].items():
         cpu = s["cpu_us_per_req"]
-        gw = f"{cpu['gateway']:6.0f}" if arm.gateway else f"{'-':>6}"
+        gw = f"{cpu['gateway']:6.0f}" if s["via_gateway"] else f"{'-':>6}"
         lines.append(
-            f"{name:3} {arm.spec.label:46} {s['n']:5d} {s['mean_ms']:7.3f} {s['p50_ms']:7.3f}"
-            f" {s['p90_ms']:7.3f} {s['p99_ms']:7.3f} {s['rps']:7.0f} {cpu['client']:19.0f}"
-            f" {cpu['agent']:6.0f} {gw} {s['other_load_cores']:6.2f}"
+            f"{name:3} {s['label']:46} {s['n']:5d} {s['mean_ms']:7.3f} {s['p50_ms']:7.3f}"
+            f" {s['p90_ms']:7.3f} {s['p99_ms']:7.3f} {s['rps']:6.0f} | {cpu['client']:18.0f}"
+            f" {cpu['agent']:6.0f} {gw} | {s['other_load_cores']:5.2f}"
         )
-    lines.append("latencies in ms, pooled over rounds; 'other' = mean CPU cores busy outside the bench")
+    lines.append("latencies in ms over all rounds; other = CPU cores busy outside the bench's processes")
     for r in result["ratios"]:
         spread = ", ".join(f"{v:.3f}" for v in r["mean_per_round"])
         verdict = "within target" if r["within_target"] else (
-            f"over target by {max(r['mean'], r['p50']) / TARGET_RATIO * 100 - 100:.1f} %")
+            f"over by {max(r['mean'], r['p50']) / TARGET_RATIO * 100 - 100:.1f} %")
         lines.append(
-            f"{r['name']}: mean {r['mean']:.3f} (rounds: {spread})  p50 {r['p50']:.3f}  p99 {r['p99']:.3f}"
-            f"  adds {r['added_mean_ms']:+.3f} ms mean / {r['added_p50_ms']:+.3f} ms p50"
+            f"{r['name']}: mean {r['mean']:.3f} (per round: {spread})  p50 {r['p50']:.3f}  p99 {r['p99']:.3f}"
+            f"  added {r['added_mean_ms']:+.3f} ms mean, {r['added_p50_ms']:+.3f} ms p50"
             f"  [target <= {TARGET_RATIO:.2f}: {verdict}]"
         )
     return "\n".join(lines)
@@ -435,57 +461,28 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     deadline = started + args.time_limit
     seed = args.seed if args.seed is not None else random.randrange(2**32)
-    rng = random.Random(seed)
     pin = args.pin == "split" and _can_pin()
     if args.pin == "split" and not pin:
-        print("note: fewer than 2 usable CPUs (or no sched_setaffinity): not pinning", file=sys.stderr)
+        print("note: CPUs 0 and 1 not both usable (or no sched_setaffinity): not pinning", file=sys.stderr)
     if pin:
         _pin(os.getpid(), CLIENT_CPU)
     load_before = _loadavg()
     profile_dir = Path(args.profile_gateway).resolve() if args.profile_gateway else None
-    with start_arms(pin, profile_dir, args.harness_agents) as arm_list:
-        arms = {arm.spec.name: arm for arm in arm_list}
-        for arm in arm_list:  # validate the first reply of every arm before any timing
-            _, replies = asyncio.run(send_many(arm.url, arm.spec.client, 1, deadline))
-            check_reply(*replies[0], arm.spec.client)
+    with start_arms(pin, profile_dir, args.harness_agents) as arms:
         setup_s = time.monotonic() - started
-        orders: list[list[str]] = []
-        for round_no in range(1, args.rounds + 1):
-            order = list(arms)
-            rng.shuffle(order)
-            marks = {name: arm.checkpoint() for name, arm in arms.items()}
-            try:
-                for name in order:
-                    row = run_arm_once(arms[name], args.requests, args.warmup, deadline)
-                    if not args.quiet:
-                        print(f"round {round_no} {name}: mean {row['mean_ms']:.3f} ms,"
-                              f" p50 {row['p50_ms']:.3f} ms, {row['rps']:.0f} req/s",
-                              file=sys.stderr, flush=True)
-            except TimeUp:
-                if not orders:
-                    raise
-                for name, arm in arms.items():
-                    arm.rollback(marks[name])
-                print(f"note: --time-limit reached in round {round_no}; reporting {len(orders)} complete"
-                      " round(s)", file=sys.stderr)
-                break
-            orders.append(order)
+        orders = asyncio.run(run_rounds(arms, args, random.Random(seed), deadline))
     arm_results = {}
     for name, arm in arms.items():
-        s = summarise(arm.samples_ns)
-        total = len(arm.samples_ns)
-        s["rps"] = total / arm.wall_s
-        s["cpu_us_per_req"] = {role: used / total * 1e6 for role, used in arm.cpu_s.items()}
-        s["other_load_cores"] = statistics.fmean(arm.other_load)
-        s["rounds"] = arm.rounds
-        s["label"] = arm.spec.label
+        s = summarise(arm.turns())
+        s.update(label=arm.spec.label, via_gateway=arm.spec.via_gateway,
+                 rounds=[summarise(turns) for turns in arm.rounds])
         arm_results[name] = s
     result: dict[str, Any] = {
         "bench": "e2e",
-        "params": {"requests": args.requests, "warmup": args.warmup, "rounds": args.rounds, "seed": seed,
-                   "rounds_completed": len(orders),
-                   "pin": "client+agents CPU0, gateways CPU1" if pin else "none", "orders": orders,
-                   "agent_nodelay": not args.harness_agents},
+        "params": {"requests": args.requests, "warmup": args.warmup, "rounds": args.rounds,
+                   "rounds_completed": len(orders), "block": args.block, "rewarm": REWARM, "seed": seed,
+                   "pin": "client+agents CPU0, gateways CPU1" if pin else "none",
+                   "agent_nodelay": not args.harness_agents, "profiled": bool(profile_dir), "orders": orders},
         "machine": {"cpus": os.cpu_count(), "cpu_model": _cpu_model(), "loadavg_before": load_before,
                     "loadavg_after": _loadavg(), "python": platform.python_version(),
                     "aiohttp": aiohttp.__version__, "gateway": gateway.__version__,
@@ -494,17 +491,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "setup_s": setup_s,
         "total_s": time.monotonic() - started,
         "arms": arm_results,
+        "ratios": ratio_rows(arms),
     }
-    result["ratios"] = ratio_rows(arms)
-    result["table"] = report(arms, result)
+    result["table"] = report(result)
     return result
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.e2e", description=__doc__)
     parser.add_argument("--requests", type=int, default=1000, help="timed sends per arm per round")
-    parser.add_argument("--warmup", type=int, default=100, help="untimed sends per arm before each round")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds; arm order is shuffled in each")
+    parser.add_argument("--warmup", type=int, default=100, help="untimed sends per arm at each round's start")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
+    parser.add_argument("--block", type=int, default=100,
+                        help="timed sends per arm turn; arm order is reshuffled for every block"
+                             " (default 100; 0 = one turn per arm per round)")
     parser.add_argument("--out", help="write the result as JSON to this file")
     parser.add_argument("--pin", choices=("split", "none"), default="split",
                         help="split: client + agents on CPU0, gateways on CPU1 (default); none: no pinning")
@@ -517,8 +517,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="start agents with harness.start_agent as is (no TCP_NODELAY: ~40 ms stalls)")
     parser.add_argument("--quiet", action="store_true", help="no per-round progress on stderr")
     args = parser.parse_args(argv)
-    if args.requests < 1 or args.warmup < 0 or args.rounds < 1:
-        parser.error("--requests and --rounds must be >= 1, --warmup >= 0")
+    if args.requests < 1 or args.warmup < 0 or args.rounds < 1 or args.block < 0:
+        parser.error("--requests and --rounds must be >= 1, --warmup and --block >= 0")
     return args
 
 
@@ -529,11 +529,12 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as exc:
         print(f"bench.e2e: FAILED: {exc}", file=sys.stderr)
         return 1
-    head = result["machine"]
-    rounds = result["params"]["rounds_completed"]
-    print(f"bench.e2e: {args.requests} timed + {args.warmup} warm-up sends x {rounds} rounds per arm;"
-          f" {head['cpus']} CPUs ({head['cpu_model']}); pin: {result['params']['pin']};"
-          f" loadavg {head['loadavg_before']} -> {head['loadavg_after']}; {result['total_s']:.0f} s")
+    head, params = result["machine"], result["params"]
+    turn = max(block_sizes(args.requests, args.block))
+    print(f"bench.e2e: {args.requests} timed sends x {params['rounds_completed']} rounds per arm"
+          f" (turns of {turn}, warm-up {args.warmup}); {head['cpus']} CPUs"
+          f" ({head['cpu_model']}); pin: {params['pin']}; loadavg {head['loadavg_before']} ->"
+          f" {head['loadavg_after']}; gateway {head['gateway_revision']}; {result['total_s']:.0f} s")
     print(result["table"])
     if args.out:
         out = Path(args.out)

@@ -1,6 +1,5 @@
-"""Push relay latency bench: N sequential notifications, upstream POST → client webhook receipt, through
-the gateway (a subprocess, as users run it) vs a direct POST to the webhook, on loopback;
-`python -m bench.push_latency [-n 200]`. Arms are interleaved per round so drift hits all alike."""
+"""Push relay latency: N sequential notifications, upstream POST → webhook receipt (gateway and webhook in
+their own processes), through the gateway vs direct, interleaved per round; `python -m bench.push_latency`."""
 
 from __future__ import annotations
 
@@ -37,16 +36,48 @@ V10_STATUS = {"statusUpdate": {"taskId": TASK_ID, "contextId": "bench-ctx-0001",
                                "status": {"state": "TASK_STATE_WORKING"}}}
 
 
+RECEIVER = """
+import sys, time
+from aiohttp import web
+async def handle(request):
+    await request.read()
+    print(time.perf_counter(), flush=True)  # CLOCK_MONOTONIC: comparable across processes on Linux
+    return web.Response(status=200)
+app = web.Application()
+app.router.add_post("/hook", handle)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=lambda *_: print("READY", flush=True),
+            access_log=None)
+"""
+
+
 class Receiver:
-    """The client's webhook: records the monotonic time of every POST."""
+    """The client's webhook in its own process (as it would be), reporting each receipt time."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int) -> None:
+        self.port = port
         self.arrivals: asyncio.Queue[float] = asyncio.Queue()
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
 
-    async def handle(self, request: web.Request) -> web.Response:
-        await request.read()
-        self.arrivals.put_nowait(time.perf_counter())
-        return web.Response(status=200)
+    async def start(self) -> None:
+        self._process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", RECEIVER, str(self.port), stdout=asyncio.subprocess.PIPE)
+        assert self._process.stdout is not None
+        line = await asyncio.wait_for(self._process.stdout.readline(), 20)
+        assert line.startswith(b"READY"), line
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        async for line in self._process.stdout:
+            self.arrivals.put_nowait(float(line))
+
+    async def stop(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            await self._process.wait()
+        if self._reader is not None:
+            await self._reader
 
 
 async def fake_agent(request: web.Request) -> web.Response:
@@ -101,13 +132,12 @@ def summary(samples: list[float]) -> str:
 
 
 async def main(n: int, warmup: int) -> None:
-    receiver = Receiver()
     hook_port, agent_port, gw_port = free_port(), free_port(), free_port()
-    hook_app = web.Application()
-    hook_app.router.add_post("/hook", receiver.handle)
+    receiver = Receiver(hook_port)
+    await receiver.start()
     agent_app = web.Application()
     agent_app.router.add_post("/", fake_agent)
-    runners = [await serve(hook_app, hook_port), await serve(agent_app, agent_port)]
+    runners = [await serve(agent_app, agent_port)]
     log_path = Path(tempfile.mkstemp(prefix="bench-push-", suffix=".log")[1])
     process = start_gateway(gw_port, f"http://127.0.0.1:{agent_port}/", log_path)
     hook_url, gw_base = f"http://127.0.0.1:{hook_port}/hook", f"http://127.0.0.1:{gw_port}"
@@ -137,9 +167,10 @@ async def main(n: int, warmup: int) -> None:
         process.wait(10)
         for runner in runners:
             await runner.cleanup()
+        await receiver.stop()
     print(f"push relay latency, upstream POST → client webhook receipt, n={n} sequential per arm "
-          f"(+{warmup} warm-up), loopback; {platform.python_implementation()} {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs")
+          f"(+{warmup} warm-up), loopback, webhook and gateway in own processes; "
+          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs")
     for name, samples in results.items():
         print(f"  {name:<48} {summary(samples)}")
     base = statistics.median(results["direct POST to webhook"])

@@ -173,14 +173,14 @@ async def test_upstream_failures_end_with_run_error(fake_agent_factory: Any,
 async def test_broken_and_incomplete_streams(fake_agent_factory: Any, gateway_factory: GatewayFactory) -> None:
     fake = await _agent(fake_agent_factory)
     fake.reply_sse("SendStreamingMessage", _items("1.0", "working", {"text": "half"}))   # case 41
+    fake.reply_sse("SendStreamingMessage", [b"data: {not json\n\n"])
+    fake.reply_sse("SendStreamingMessage", _items("1.0", "working", {"text": "x"}), then="reset")
     client = await gateway_factory(fake.url)
     events = parse_sse((await _run(client, body(user("go"))))[2])
     validate(events)
     assert events[-1]["code"] == "upstream.incomplete" and texts(events) == {"m1": "half"}
-    fake.reply_sse("SendStreamingMessage", [b"data: {not json\n\n"])
     events = parse_sse((await _run(client, body(user("go", mid="u2"), run="r2")))[2])
     assert events[-1]["code"] == "upstream.protocol_error"
-    fake.reply_sse("SendStreamingMessage", _items("1.0", "working", {"text": "x"}), then="reset")
     events = parse_sse((await _run(client, body(user("go", mid="u3"), run="r3")))[2])
     validate(events)
     assert events[-1]["code"] in ("upstream.unreachable", "upstream.incomplete")
@@ -248,7 +248,8 @@ async def test_one_run_per_thread_and_disconnect_does_not_cancel(  # cases 46, 4
         fake_agent_factory: Any, gateway_factory: GatewayFactory) -> None:
     fake = await _agent(fake_agent_factory)
     fake.reply_sse("SendStreamingMessage", _items("1.0", "working", {"text": "busy"}), then="hang")
-    client = await gateway_factory(fake.url)
+    fake.reply_sse("SendStreamingMessage", _items("1.0", "completed", {"text": "done"}))
+    client = await gateway_factory(fake.url, upstream__timeout__idle_stream=5)
     resp = await client.post("/agui", json=body(user("go")), headers={"Accept": "text/event-stream"})
     await resp.content.readuntil(b"\n\n")
     busy = await _run(client, body(user("go"), run="r2"))

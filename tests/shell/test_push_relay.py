@@ -168,6 +168,29 @@ async def test_status_update_fetches_the_task_upstream(fake_agent_factory, gatew
     assert call.headers["A2A-Version"] == "1.0" and call.headers["Authorization"] == "Bearer gw"
 
 
+async def test_task_fetch_is_retried_on_transport_failure(fake_agent_factory, gateway_factory,
+                                                         hook_factory) -> None:
+    fake, hook = await fake_agent_factory("1.0"), await hook_factory()
+    fake.reply_disconnect("GetTask", mid_body=False).reply_json("GetTask", V10_TASK)
+    gw = await gateway(gateway_factory, fake.url)
+    path, token = register(gw, hook.url)
+    assert await notify(gw, path, V10_STATUS, token) == 200
+    (hit,) = await hook.wait()
+    assert hit.body == V03_TASK and len(fake.calls("GetTask")) == 2
+
+
+async def test_task_fetch_error_reply_drops_the_notification(fake_agent_factory, gateway_factory,
+                                                             hook_factory) -> None:
+    fake, hook = await fake_agent_factory("1.0"), await hook_factory()
+    fake.reply_json("GetTask", error={"code": -32001, "message": "Task not found"})
+    gw = await gateway(gateway_factory, fake.url)
+    sender_of(gw).counter = counter = PushCounter()
+    path, token = register(gw, hook.url)
+    assert await notify(gw, path, V10_STATUS, token) == 200
+    await sender_of(gw).drain()
+    assert hook.hits == [] and counter.snapshot()["dropped"] == 1 and len(fake.calls("GetTask")) == 1
+
+
 async def test_v03_bare_task_reaches_v10_client_as_stream_response(fake_agent_factory, gateway_factory,
                                                                    hook_factory) -> None:
     fake, hook = await fake_agent_factory("0.3"), await hook_factory()

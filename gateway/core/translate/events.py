@@ -63,35 +63,45 @@ def is_final_state(v10_state: Any) -> bool:
 # ---- TaskStatusUpdateEvent ------------------------------------------------------------------------
 
 def _status_to_v10(ev: Any, cx: Cx, at: str, known: frozenset[str], status_fn: Fn) -> JsonObj:
-    ev = obj(ev, at)
-    drop_unknown(ev, known, cx, at)
+    if type(ev) is not dict:
+        ev = obj(ev, at)
+    if not ev.keys() <= known:
+        drop_unknown(ev, known, cx, at)
     out: JsonObj = {}
     _ids(ev, out, cx, at, fill=False)
-    if ev.get("status") is None:
+    status = ev.get("status")
+    if status is None:
         raise TranslationError(f"{at}.status", "required member is missing")
-    out["status"] = status_fn(ev["status"], cx, f"{at}.status")
-    _metadata(ev, out, at)
+    out["status"] = status_fn(status, cx, f"{at}.status")
+    if "metadata" in ev:
+        _metadata(ev, out, at)
     final = ev.get("final", False)
     if type(final) is not bool:
         raise TranslationError(f"{at}.final", "expected a boolean")
-    if final != is_final_state(out["status"]["state"]):
+    if final is not (out["status"]["state"] in enums.TERMINAL_V10):
         cx.note("final_dropped", f"{at}.final", "v1.0 ends streams by closing them")
     return out
 
 
 def _status_from_v10(ev: Any, cx: Cx, at: str, status_fn: Fn, *, rpc: bool) -> JsonObj:
-    ev = obj(ev, at)
-    drop_unknown(ev, _STATUS_V10, cx, at)
+    if type(ev) is not dict:
+        ev = obj(ev, at)
+    if not ev.keys() <= _STATUS_V10:
+        drop_unknown(ev, _STATUS_V10, cx, at)
     out: JsonObj = {"kind": "status-update"} if rpc else {}
     _ids(ev, out, cx, at, fill=rpc)
-    if ev.get("status") is None:
-        raise TranslationError(f"{at}.status", "required member is missing")
-    state = obj(ev["status"], f"{at}.status").get("state")
-    out["status"] = status_fn(ev["status"], cx, f"{at}.status")
-    final = is_final_state(state)
+    status = ev.get("status")
+    if type(status) is not dict:
+        if status is None:
+            raise TranslationError(f"{at}.status", "required member is missing")
+        obj(status, f"{at}.status")
+    out["status"] = status_fn(status, cx, f"{at}.status")
+    state = status.get("state")
+    final = state in enums.TERMINAL_V10 if type(state) is str else is_final_state(state)
     if rpc or final:  # ProtoJSON omits a false bool
         out["final"] = final
-    _metadata(ev, out, at)
+    if "metadata" in ev:
+        _metadata(ev, out, at)
     return out
 
 
@@ -192,8 +202,11 @@ def infer_kind(item: JsonObj) -> str | None:
 
 
 def item_rpc_to_v10(item: Any, cx: Cx, at: str) -> JsonObj:
-    item = obj(item, at)
-    kind = infer_kind(item)
+    if type(item) is not dict:
+        item = obj(item, at)
+    kind = item.get("kind")
+    if kind not in _RPC_TO_V10:
+        kind = infer_kind(item)
     if kind is None:
         raise TranslationError(at, "not a Task, Message, status-update or artifact-update")
     return {RPC_KIND_TO_MEMBER[kind]: _RPC_TO_V10[kind](item, cx, at)}

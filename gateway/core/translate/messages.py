@@ -26,6 +26,31 @@ def _parts(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
     return [fn(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
 
 
+# Text parts are most parts: a plain one is rewritten inline, anything else takes the full path.
+def _rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
+    if type(items) is not list:
+        arr(items, at)
+    out = []
+    for i, p in enumerate(items):
+        if type(p) is dict and len(p) == 2 and p.get("kind") == "text" and type(p.get("text")) is str:
+            out.append({"text": p["text"]})
+        else:
+            out.append(parts.rpc_to_v10(p, cx, f"{at}[{i}]"))
+    return out
+
+
+def _rpc_parts_from_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
+    if type(items) is not list:
+        arr(items, at)
+    out = []
+    for i, p in enumerate(items):
+        if type(p) is dict and len(p) == 1 and type(p.get("text")) is str:
+            out.append({"kind": "text", "text": p["text"]})
+        else:
+            out.append(parts.rpc_from_v10(p, cx, f"{at}[{i}]"))
+    return out
+
+
 def _copy_ids(src: JsonObj, out: JsonObj, at: str, *, drop_empty: bool) -> None:
     for key in ("contextId", "taskId"):
         value = src.get(key)
@@ -82,33 +107,51 @@ def _v10_parts(msg: JsonObj, cx: Cx, at: str) -> Any:
 
 # ---- v0.3 JSON-RPC --------------------------------------------------------------------------------
 
+def _optional(msg: JsonObj, out: JsonObj, at: str) -> None:
+    """Copy the optional members (ids, metadata, string lists) with their type checks."""
+    for key, kind in _OPTIONAL:
+        value = msg.get(key)
+        if value is None:
+            continue
+        if type(value) is not kind:
+            raise TranslationError(f"{at}.{key}", f"expected {'a string' if kind is str else kind.__name__}")
+        out[key] = value if kind is not list else strings(value, f"{at}.{key}")
+
+
+_OPTIONAL = (("contextId", str), ("taskId", str), ("metadata", dict), ("extensions", list),
+             ("referenceTaskIds", list))
+
+
 def rpc_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
     if type(msg) is not dict:
         msg = obj(msg, at)
     kind = msg.get("kind", "message")
     if kind != "message":
         raise TranslationError(f"{at}.kind", f"expected 'message', got {kind!r}")
-    drop_unknown(msg, _RPC_KNOWN, cx, at)
+    if not msg.keys() <= _RPC_KNOWN:
+        drop_unknown(msg, _RPC_KNOWN, cx, at)
     out: JsonObj = {"messageId": _message_id(msg, at), "role": _role_to_v10(msg, enums.ROLE_TO_V10, at)}
     if "parts" not in msg:
         raise TranslationError(f"{at}.parts", "required member is missing")
-    out["parts"] = _parts(msg["parts"], parts.rpc_to_v10, cx, f"{at}.parts")
-    _copy_ids(msg, out, at, drop_empty=False)
-    _copy_tail(msg, out, at, ("extensions", "referenceTaskIds"))
+    out["parts"] = _rpc_parts_to_v10(msg["parts"], cx, f"{at}.parts")
+    _optional(msg, out, at)
     return out
 
 
 def rpc_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
-    msg = obj(msg, at)
-    drop_unknown(msg, _V10_KNOWN, cx, at)
+    if type(msg) is not dict:
+        msg = obj(msg, at)
+    if not msg.keys() <= _V10_KNOWN:
+        drop_unknown(msg, _V10_KNOWN, cx, at)
+    role = msg.get("role")
+    role = enums.ROLE_FROM_V10.get(role) if type(role) is str else None
     out: JsonObj = {
         "kind": "message",
         "messageId": _message_id(msg, at),
-        "role": _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
-        "parts": _parts(_v10_parts(msg, cx, at), parts.rpc_from_v10, cx, f"{at}.parts"),
+        "role": role or _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
+        "parts": _rpc_parts_from_v10(_v10_parts(msg, cx, at), cx, f"{at}.parts"),
     }
-    _copy_ids(msg, out, at, drop_empty=False)
-    _copy_tail(msg, out, at, ("extensions", "referenceTaskIds"))
+    _optional(msg, out, at)
     return out
 
 

@@ -15,6 +15,7 @@ Translator = Callable[[Any, Cx, str], Any]
 FamilyTable = Mapping[str, Mapping[tuple[Dialect, Dialect], Translator]]
 
 _REGISTRY: dict[str, dict[tuple[Dialect, Dialect], Translator]] = {}
+_FAST: dict[str, dict[str, dict[str, Translator]]] = {}   # the same, as family -> src -> dst
 _ALIASES: dict[str, str] = {}
 
 
@@ -25,6 +26,7 @@ def register(table: FamilyTable) -> None:
             if pair in slot:
                 raise ValueError(f"translator for {family} {pair} registered twice")
             slot[pair] = fn
+            _FAST.setdefault(family, {}).setdefault(pair[0]._value_, {})[pair[1]._value_] = fn
 
 
 def alias(family: str, same_as: str) -> None:
@@ -43,11 +45,12 @@ def translate(family: str, value: Any, *, src: Dialect, dst: Dialect, cx: Cx, at
         _load()
     if src is dst:
         return copy.deepcopy(value)
-    pairs = _REGISTRY[_ALIASES.get(family, family)]
+    # keyed by the members' plain `_value_` strings: Enum.__hash__ is a Python-level call
+    table = _FAST[_ALIASES.get(family, family)]
     if src is Dialect.V10 or dst is Dialect.V10:
-        return pairs[(src, dst)](value, cx, at)
-    hub = pairs[(src, Dialect.V10)](value, cx, at)
-    return pairs[(Dialect.V10, dst)](hub, cx, at)
+        return table[src._value_][dst._value_](value, cx, at)
+    hub = table[src._value_]["v10"](value, cx, at)
+    return table["v10"][dst._value_](hub, cx, at)
 
 
 _loaded = False

@@ -74,14 +74,20 @@ def _history_from_v10(value: Any, cx: Cx, at: str) -> int | None:
 
 # ---- send_message ---------------------------------------------------------------------------------
 
+_SEND_RPC = frozenset(("message", "configuration", "metadata"))
+_SEND_REST = frozenset(("message", "configuration", "metadata", "request"))
+_SEND_V10 = frozenset(("message", "configuration", "metadata", "tenant"))
 _RPC_CONF = frozenset(("acceptedOutputModes", "historyLength", "pushNotificationConfig", "blocking"))
 _REST_CONF = frozenset(("acceptedOutputModes", "historyLength", "pushNotification", "blocking"))
 _V10_CONF = frozenset(("acceptedOutputModes", "historyLength", "taskPushNotificationConfig", "returnImmediately"))
 
 
 def _conf_to_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
-    conf = obj(conf, at)
-    drop_unknown(conf, _REST_CONF if rest else _RPC_CONF, cx, at)
+    if type(conf) is not dict:
+        conf = obj(conf, at)
+    known = _REST_CONF if rest else _RPC_CONF
+    if not conf.keys() <= known:
+        drop_unknown(conf, known, cx, at)
     out: JsonObj = {}
     if "acceptedOutputModes" in conf:
         out["acceptedOutputModes"] = strings(conf["acceptedOutputModes"], f"{at}.acceptedOutputModes")
@@ -107,8 +113,10 @@ def _conf_to_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
 
 
 def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
-    conf = obj(conf, at)
-    drop_unknown(conf, _V10_CONF, cx, at)
+    if type(conf) is not dict:
+        conf = obj(conf, at)
+    if not conf.keys() <= _V10_CONF:
+        drop_unknown(conf, _V10_CONF, cx, at)
     out: JsonObj = {}
     if "acceptedOutputModes" in conf:
         out["acceptedOutputModes"] = strings(conf["acceptedOutputModes"], f"{at}.acceptedOutputModes")
@@ -127,10 +135,12 @@ def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
 
 
 def _send_to_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
-    params = obj(params, at)
+    if type(params) is not dict:
+        params = obj(params, at)
     msg_key = "message" if "message" in params or not rest else "request"
-    drop_unknown(params, _k("message", "configuration", "metadata", "request") if rest
-                 else _k("message", "configuration", "metadata"), cx, at)
+    known = _SEND_REST if rest else _SEND_RPC
+    if not params.keys() <= known:
+        drop_unknown(params, known, cx, at)
     if params.get(msg_key) is None:
         raise TranslationError(f"{at}.message", "required member is missing")
     msg_fn = messages.rest_to_v10 if rest else messages.rpc_to_v10
@@ -146,8 +156,10 @@ def _send_to_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
 
 
 def _send_from_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
-    params = obj(params, at)
-    drop_unknown(params, _k("message", "configuration", "metadata", "tenant"), cx, at)
+    if type(params) is not dict:
+        params = obj(params, at)
+    if not params.keys() <= _SEND_V10:
+        drop_unknown(params, _SEND_V10, cx, at)
     _tenant_out(params, cx, at)
     if params.get("message") is None:
         raise TranslationError(f"{at}.message", "required member is missing")

@@ -17,6 +17,7 @@ from gateway.core.types import Dialect, JsonObj
 
 Fn = Callable[[Any, Cx, str], JsonObj]
 
+_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")  # already canonical: kept as is
 _TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
 
 
@@ -24,6 +25,8 @@ def timestamp_to_v10(value: Any, cx: Cx, at: str) -> str:
     """RFC 3339 in UTC with `Z`: naive values are taken as UTC, offsets converted (wire-mapping §4.0)."""
     if type(value) is not str:
         raise TranslationError(at, "expected a timestamp string")
+    if _UTC.fullmatch(value):
+        return value
     m = _TIMESTAMP.fullmatch(value)
     if m is None:
         raise TranslationError(at, f"not an ISO 8601 date-time: {value!r}")
@@ -89,7 +92,12 @@ def _status(status: Any, cx: Cx, at: str, states: dict[str, str], msg_fn: Fn, to
         out["message"] = msg_fn(message, cx, f"{at}.message")
     ts = status.get("timestamp")
     if ts is not None:
-        out["timestamp"] = timestamp_to_v10(ts, cx, f"{at}.timestamp") if to_v10 else _ts_passthrough(ts, at)
+        if to_v10:
+            out["timestamp"] = timestamp_to_v10(ts, cx, f"{at}.timestamp")
+        elif type(ts) is str:
+            out["timestamp"] = ts
+        else:
+            raise TranslationError(f"{at}.timestamp", "expected a timestamp string")
     return out
 
 

@@ -1,0 +1,88 @@
+"""Owns the real a2a-sdk 0.3.x A2UI test agent: advertises the A2UI v0.9 extension, paints two surfaces on
+`show`, answers a schema-complete `book` action on the same task, fails on `fail` (a2ui_common.py)."""
+
+from __future__ import annotations
+
+import a2ui_common as scenario
+import peer_common as common
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.apps import A2AStarletteApplication
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentSkill, DataPart, Part, TextPart
+from a2a.utils import new_task
+
+PROFILE = scenario.PROFILES["v03"]
+
+
+def _ui(message: dict[str, object]) -> Part:
+    return Part(root=DataPart(data=message, metadata={"mimeType": PROFILE["mime"]}))
+
+
+def _text(text: str) -> Part:
+    return Part(root=TextPart(text=text))
+
+
+class A2uiExecutor(AgentExecutor):
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        message = context.message
+        assert message is not None
+        task = context.current_task
+        if task is None:
+            task = new_task(message)
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        say = lambda *parts: updater.new_agent_message(list(parts))  # noqa: E731
+        text = next((p.root.text for p in message.parts if isinstance(p.root, TextPart)), "").strip().lower()
+        data = next((p.root for p in message.parts if isinstance(p.root, DataPart)), None)
+        if PROFILE["uri"] not in context.requested_extensions:
+            await updater.failed(say(_text(f"A2UI extension not requested: {context.requested_extensions}")))
+            return
+        context.add_activated_extension(PROFILE["uri"])
+        if data is not None:
+            if context.current_task is None:
+                await updater.failed(say(_text("an action must continue the task that showed the UI")))
+                return
+            action, why = scenario.check_action("v03", data.data, (data.metadata or {}).get("mimeType", ""))
+            if action is None:
+                await updater.failed(say(_text(why)))
+                return
+            await updater.start_work(say(_text("Booking…")))
+            seats = action["context"].get("seats", 0)
+            await updater.complete(say(_text(f"Booked a table for {seats}"),
+                                       *map(_ui, scenario.answer(PROFILE["version"], action))))
+        elif text == "fail":
+            await updater.failed(say(_text(scenario.FAILURE_TEXT)))
+        else:
+            await updater.start_work(say(_text("Looking for tables")))
+            # as a2a-sdk 0.3 agents (and the A2UI restaurant sample) do: input-required without final
+            await updater.requires_input(say(_text("Pick a table"), *map(_ui, scenario.paint(PROFILE["version"]))))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.task_id is not None and context.context_id is not None
+        await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
+
+
+def build_app(base: str) -> object:
+    card = AgentCard(
+        name="a2ui test peer (a2a-sdk 0.3)", description="Paints A2UI surfaces", version="1.0.0",
+        protocol_version="0.3.0", url=base + common.JSONRPC_PATH, preferred_transport="JSONRPC",
+        capabilities=AgentCapabilities(streaming=True, extensions=[AgentExtension(
+            uri=PROFILE["uri"], required=False,
+            params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False})]),
+        default_input_modes=["text/plain", PROFILE["mime"]], default_output_modes=["text/plain", PROFILE["mime"]],
+        skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
+    )
+    handler = DefaultRequestHandler(agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore())
+    return A2AStarletteApplication(agent_card=card, http_handler=handler).build(rpc_url=common.JSONRPC_PATH)
+
+
+def main() -> None:
+    args = common.agent_argparser("a2a-sdk 0.3.x A2UI test agent").parse_args()
+    sock = common.bind(args.host, args.port)
+    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}"), sock)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Owns the real a2a-sdk 1.x A2UI test agent: advertises the A2UI v1.0 extension, paints two surfaces on
+`show`, answers a schema-complete `book` action on the same task, fails on `fail` (a2ui_common.py)."""
+
+from __future__ import annotations
+
+import a2ui_common as scenario
+import peer_common as common
+from a2a.helpers import new_task_from_user_message
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, Part
+from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.struct_pb2 import Value
+from starlette.applications import Starlette
+
+PROFILE = scenario.PROFILES["v10"]
+
+
+def _ui(message: dict[str, object]) -> Part:
+    value = Value()
+    value.struct_value.update(message)
+    return Part(data=value, media_type=PROFILE["mime"], metadata={"mimeType": PROFILE["mime"]})
+
+
+class A2uiExecutor(AgentExecutor):
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        message = context.message
+        assert message is not None
+        task = context.current_task
+        if task is None:
+            task = new_task_from_user_message(message)
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        say = lambda *parts: updater.new_agent_message(list(parts))  # noqa: E731
+        text = next((p.text for p in message.parts if p.HasField("text")), "").strip().lower()
+        data = next((p for p in message.parts if p.HasField("data")), None)
+        if PROFILE["uri"] not in context.requested_extensions:
+            await updater.failed(say(Part(text=f"A2UI extension not requested: {context.requested_extensions}")))
+            return
+        if data is not None:
+            if context.current_task is None:
+                await updater.failed(say(Part(text="an action must continue the task that showed the UI")))
+                return
+            mime = data.media_type or MessageToDict(data.metadata).get("mimeType", "")
+            action, why = scenario.check_action("v10", MessageToDict(data.data), mime)
+            if action is None:
+                await updater.failed(say(Part(text=why)))
+                return
+            await updater.start_work(say(Part(text="Booking…")))
+            seats = action["context"].get("seats", 0)
+            await updater.complete(say(Part(text=f"Booked a table for {seats}"),
+                                       *map(_ui, scenario.answer(PROFILE["version"], action))))
+        elif text == "fail":
+            await updater.failed(say(Part(text=scenario.FAILURE_TEXT)))
+        else:
+            await updater.start_work(say(Part(text="Looking for tables")))
+            await updater.requires_input(say(Part(text="Pick a table"), *map(_ui, scenario.paint(PROFILE["version"]))))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.task_id is not None and context.context_id is not None
+        await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
+
+
+def build_app(base: str) -> Starlette:
+    card = AgentCard(
+        name="a2ui test peer (a2a-sdk 1.x)", description="Paints A2UI surfaces", version="1.0.0",
+        supported_interfaces=[AgentInterface(url=base + common.JSONRPC_PATH, protocol_binding=TransportProtocol.JSONRPC.value,
+                                             protocol_version=PROTOCOL_VERSION_1_0)],
+        capabilities=AgentCapabilities(streaming=True, extensions=[AgentExtension(
+            uri=PROFILE["uri"], required=False,
+            params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False})]),
+        default_input_modes=["text/plain", PROFILE["mime"]], default_output_modes=["text/plain", PROFILE["mime"]],
+        skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
+    )
+    handler = DefaultRequestHandler(agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore(), agent_card=card)
+    return Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, common.JSONRPC_PATH)])
+
+
+def main() -> None:
+    args = common.agent_argparser("a2a-sdk 1.x A2UI test agent").parse_args()
+    sock = common.bind(args.host, args.port)
+    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}"), sock)
+
+
+if __name__ == "__main__":
+    main()

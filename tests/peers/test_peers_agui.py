@@ -1,0 +1,86 @@
+"""The Done-when of the AG-UI front door: the real @ag-ui/client of both generations (1.0.0, 0.0.59), driven
+by tests/agui_node/driver.mjs, through a gateway process to real a2a-sdk A2UI agents of both versions: a text
+run painting two surfaces, an action run updating one and deleting the other, and a failing run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agui_node.install import CLIENT_VERSIONS, run_driver
+from tests.core.agui.conformance import validate
+from tests.peers.gateway import Gateway, run_gateway
+from tests.peers.harness import PEERS_DIR, Agent
+from tests.peers.venvs import Generation, ensure_venv
+
+pytestmark = pytest.mark.peers
+
+ACTION = {"a2uiAction": {"userAction": {"name": "book", "surfaceId": "tables", "sourceComponentId": "go",
+                                        "context": {"seats": 2}}}}
+
+
+def _start(generation: Generation) -> Agent:
+    args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_a2ui_{generation}.py"), "--port", "0"]
+    fd, log_name = tempfile.mkstemp(prefix=f"peer-a2ui-{generation}-", suffix=".log")
+    with os.fdopen(fd, "w") as log:
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True,
+                                   cwd=PEERS_DIR)
+    agent = Agent(generation, process, Path(log_name))
+    agent.wait_ready()
+    return agent
+
+
+@pytest.fixture(scope="module", params=["v10", "v03"])
+def gateway(request: pytest.FixtureRequest) -> Iterator[tuple[str, Gateway, Agent]]:
+    with _start(request.param) as agent, run_gateway(agent.base_url) as gw:
+        yield request.param, gw, agent
+
+
+def _activities(run: dict[str, Any]) -> dict[str, list[str]]:
+    return {m["id"]: m["ops"] for m in run["messages"] if m["role"] == "activity"}
+
+
+def _texts(run: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in run["messages"] if m["role"] == "assistant"]
+
+
+@pytest.mark.parametrize("client", CLIENT_VERSIONS)
+def test_real_clients_paint_act_and_fail(gateway: tuple[str, Gateway, Agent], client: str) -> None:
+    generation, gw, agent = gateway
+    scenario = {"url": gw.base_url + "/agui", "threadId": f"thread-{generation}-{client}", "runs": [
+        {"runId": "paint", "message": "show me tables"},
+        {"runId": "act", "forwardedProps": ACTION},
+        {"runId": "fail", "message": "fail"},
+    ]}
+    result = run_driver(client, scenario)
+    context = f"\n--- gateway log ---\n{gw.log()[-4000:]}\n--- agent log ---\n{agent.log()[-3000:]}"
+    assert result["client"] == client
+    paint, act, fail = result["runs"]
+    for run in result["runs"]:
+        assert not run["invalid"], (run["invalid"], context)
+        validate(run["events"], protocol10=client.startswith("1."))
+    assert paint["error"] is None and paint["events"][-1]["type"] == "RUN_FINISHED", (paint, context)
+    assert _activities(paint) == {"a2ui-surface-tables": ["createSurface", "updateComponents"],
+                                  "a2ui-surface-promo": ["createSurface", "updateComponents"]}, context
+    assert _texts(paint) == ["Looking for tables", "Pick a table"]
+
+    assert act["error"] is None and act["events"][-1]["type"] == "RUN_FINISHED", (act["events"], context)
+    snaps = [e["messageId"] for e in act["events"] if e["type"] == "ACTIVITY_SNAPSHOT"]
+    assert snaps == ["a2ui-surface-tables", "a2ui-surface-promo"]
+    assert _activities(act) == {
+        "a2ui-surface-tables": ["createSurface", "updateComponents", "updateDataModel", "updateComponents"],
+        "a2ui-surface-promo": ["createSurface", "updateComponents", "deleteSurface"]}
+    assert _texts(act)[-1] == "Booked a table for 2"
+
+    last = fail["events"][-1]
+    assert last["type"] == "RUN_ERROR" and last["message"] == "quota exceeded" and last["code"] == "a2a.task_failed"
+    if client.startswith("1."):
+        assert paint["events"][-1]["outcome"] == {"type": "success"}
+    else:
+        assert "outcome" not in paint["events"][-1]

@@ -11,65 +11,22 @@ from typing import Any
 from gateway.core.errors import TranslationError, UnsupportedOperation
 from gateway.core.notes import Cx
 from gateway.core.translate import messages, push_config
+from gateway.core.translate import requests_rest as rr
 from gateway.core.translate.registry import register
+from gateway.core.translate.requests_common import (
+    history_from_v10,
+    history_to_v10,
+    k,
+    metadata_dropped,
+    required_id,
+    tenant_in,
+    tenant_out,
+)
 from gateway.core.translate.shape import drop_unknown, obj, strings
 from gateway.core.types import Dialect, JsonObj
 
 Fn = Callable[[Any, Cx, str], JsonObj]
 R, S, V = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
-
-
-@functools.cache
-def _k(*names: str) -> frozenset[str]:
-    """The member names a request may carry, as a frozenset built once per distinct list."""
-    return frozenset(names)
-
-
-
-
-def _id(src: JsonObj, key: str, at: str) -> str:
-    value = src.get(key)
-    if type(value) is not str:
-        raise TranslationError(f"{at}.{key}", "required string member is missing or not a string")
-    return value
-
-
-def _tenant_in(out: JsonObj, cx: Cx) -> JsonObj:
-    """v1.0 requests carry the upstream interface's tenant (wire-mapping §3.1)."""
-    if cx.tenant:
-        out["tenant"] = cx.tenant
-    return out
-
-
-def _tenant_out(src: JsonObj, cx: Cx, at: str) -> None:
-    if src.get("tenant"):
-        cx.note("field_dropped", f"{at}.tenant", "v0.3 has no tenants")
-
-
-def _metadata_dropped(src: JsonObj, cx: Cx, at: str) -> None:
-    if "metadata" in src:
-        cx.note("field_dropped", f"{at}.metadata", "no slot in the v1.0 request")
-
-
-def _history_to_v10(value: Any, cx: Cx, at: str) -> int | None:
-    """v0.3 `historyLength: 0` means "all" (v1.0: "none"): omit it upstream (wire-mapping §3.1)."""
-    if type(value) is not int or value < 0:
-        raise TranslationError(at, "expected a non-negative integer")
-    if value == 0:
-        cx.note("history_length_zero", at, "v0.3 0 = unlimited; omitted")
-        return None
-    return value
-
-
-def _history_from_v10(value: Any, cx: Cx, at: str) -> int | None:
-    """v1.0 `historyLength: 0` means "none", which a v0.3 agent cannot express: the exchange strips
-    history from the result; upstream gets no limit."""
-    if type(value) is not int or value < 0:
-        raise TranslationError(at, "expected a non-negative integer")
-    if value == 0:
-        cx.note("history_length_zero", at, "v1.0 0 = none; history stripped by the gateway")
-        return None
-    return value
 
 
 # ---- send_message ---------------------------------------------------------------------------------
@@ -79,7 +36,8 @@ _SEND_REST = frozenset(("message", "configuration", "metadata", "request"))
 _SEND_V10 = frozenset(("message", "configuration", "metadata", "tenant"))
 _RPC_CONF = frozenset(("acceptedOutputModes", "historyLength", "pushNotificationConfig", "blocking"))
 _REST_CONF = frozenset(("acceptedOutputModes", "historyLength", "pushNotification", "blocking"))
-_V10_CONF = frozenset(("acceptedOutputModes", "historyLength", "taskPushNotificationConfig", "returnImmediately"))
+_V10_CONF = frozenset(("acceptedOutputModes", "historyLength", "taskPushNotificationConfig",
+                       "returnImmediately"))
 
 
 def _conf_to_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
@@ -95,7 +53,7 @@ def _conf_to_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     if conf.get(push_key) is not None:
         out["taskPushNotificationConfig"] = push_config.inline_to_v10(conf[push_key], cx, f"{at}.{push_key}")
     if conf.get("historyLength") is not None:
-        history = _history_to_v10(conf["historyLength"], cx, f"{at}.historyLength")
+        history = history_to_v10(conf["historyLength"], cx, f"{at}.historyLength")
         if history is not None:
             out["historyLength"] = history
     blocking = conf.get("blocking")
@@ -124,7 +82,7 @@ def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
         out["pushNotification" if rest else "pushNotificationConfig"] = push_config.inline_from_v10(
             conf["taskPushNotificationConfig"], cx, f"{at}.taskPushNotificationConfig")
     if conf.get("historyLength") is not None:
-        history = _history_from_v10(conf["historyLength"], cx, f"{at}.historyLength")
+        history = history_from_v10(conf["historyLength"], cx, f"{at}.historyLength")
         if history is not None:
             out["historyLength"] = history
     immediate = conf.get("returnImmediately", False)
@@ -144,7 +102,7 @@ def _send_to_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     if params.get(msg_key) is None:
         raise TranslationError(f"{at}.message", "required member is missing")
     msg_fn = messages.rest_to_v10 if rest else messages.rpc_to_v10
-    out: JsonObj = _tenant_in({}, cx)
+    out: JsonObj = tenant_in({}, cx)
     out["message"] = msg_fn(params[msg_key], cx, f"{at}.{msg_key}")
     conf = params.get("configuration")
     if conf is not None or rest:  # a v0.3 REST body always has the proto's default config
@@ -160,7 +118,7 @@ def _send_from_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
         params = obj(params, at)
     if not params.keys() <= _SEND_V10:
         drop_unknown(params, _SEND_V10, cx, at)
-    _tenant_out(params, cx, at)
+    tenant_out(params, cx, at)
     if params.get("message") is None:
         raise TranslationError(f"{at}.message", "required member is missing")
     msg_fn = messages.rest_from_v10 if rest else messages.rpc_from_v10
@@ -176,11 +134,11 @@ def _send_from_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
 
 def _get_task_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params, at)
-    drop_unknown(params, _k("id", "historyLength", "metadata"), cx, at)
-    _metadata_dropped(params, cx, at)
-    out = _tenant_in({"id": _id(params, "id", at)}, cx)
+    drop_unknown(params, k("id", "historyLength", "metadata"), cx, at)
+    metadata_dropped(params, cx, at)
+    out = tenant_in({"id": required_id(params, "id", at)}, cx)
     if params.get("historyLength") is not None:
-        history = _history_to_v10(params["historyLength"], cx, f"{at}.historyLength")
+        history = history_to_v10(params["historyLength"], cx, f"{at}.historyLength")
         if history is not None:
             out["historyLength"] = history
     return out
@@ -188,11 +146,11 @@ def _get_task_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 
 def _get_task_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params, at)
-    drop_unknown(params, _k("id", "historyLength", "tenant"), cx, at)
-    _tenant_out(params, cx, at)
-    out: JsonObj = {"id": _id(params, "id", at)}
+    drop_unknown(params, k("id", "historyLength", "tenant"), cx, at)
+    tenant_out(params, cx, at)
+    out: JsonObj = {"id": required_id(params, "id", at)}
     if params.get("historyLength") is not None:
-        history = _history_from_v10(params["historyLength"], cx, f"{at}.historyLength")
+        history = history_from_v10(params["historyLength"], cx, f"{at}.historyLength")
         if history is not None:
             out["historyLength"] = history
     return out
@@ -201,12 +159,12 @@ def _get_task_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 def _task_id_to_v10(keep_metadata: bool) -> Fn:
     def convert(params: Any, cx: Cx, at: str) -> JsonObj:
         params = obj(params, at)
-        drop_unknown(params, _k("id", "metadata"), cx, at)
-        out = _tenant_in({"id": _id(params, "id", at)}, cx)
+        drop_unknown(params, k("id", "metadata"), cx, at)
+        out = tenant_in({"id": required_id(params, "id", at)}, cx)
         if keep_metadata and params.get("metadata") is not None:
             out["metadata"] = obj(params["metadata"], f"{at}.metadata")
         elif not keep_metadata:
-            _metadata_dropped(params, cx, at)
+            metadata_dropped(params, cx, at)
         return out
     return convert
 
@@ -214,9 +172,9 @@ def _task_id_to_v10(keep_metadata: bool) -> Fn:
 def _task_id_from_v10(keep_metadata: bool) -> Fn:
     def convert(params: Any, cx: Cx, at: str) -> JsonObj:
         params = obj(params, at)
-        drop_unknown(params, _k("id", "metadata", "tenant") if keep_metadata else _k("id", "tenant"), cx, at)
-        _tenant_out(params, cx, at)
-        out: JsonObj = {"id": _id(params, "id", at)}
+        drop_unknown(params, k("id", "metadata", "tenant") if keep_metadata else k("id", "tenant"), cx, at)
+        tenant_out(params, cx, at)
+        out: JsonObj = {"id": required_id(params, "id", at)}
         if keep_metadata and params.get("metadata") is not None:
             out["metadata"] = obj(params["metadata"], f"{at}.metadata")
         return out
@@ -226,7 +184,7 @@ def _task_id_from_v10(keep_metadata: bool) -> Fn:
 # ---- push configs (the id swap of wire-mapping §3.7) ----------------------------------------------
 
 def _create_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    return _tenant_in(push_config.task_rpc_to_v10(params, cx, at), cx)
+    return tenant_in(push_config.task_rpc_to_v10(params, cx, at), cx)
 
 
 def _create_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
@@ -235,60 +193,62 @@ def _create_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 
 def _get_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params, at)
-    drop_unknown(params, _k("id", "pushNotificationConfigId", "metadata"), cx, at)
-    _metadata_dropped(params, cx, at)
-    task_id = _id(params, "id", at)
+    drop_unknown(params, k("id", "pushNotificationConfigId", "metadata"), cx, at)
+    metadata_dropped(params, cx, at)
+    task_id = required_id(params, "id", at)
     config_id = params.get("pushNotificationConfigId")
     if config_id is None:  # deprecated TaskIdParams form: SDKs default the config id to the task id
         cx.note("filled_required", f"{at}.pushNotificationConfigId", "config id defaults to the task id")
         config_id = task_id
     elif type(config_id) is not str:
         raise TranslationError(f"{at}.pushNotificationConfigId", "expected a string")
-    return _tenant_in({"taskId": task_id, "id": config_id}, cx)
+    return tenant_in({"taskId": task_id, "id": config_id}, cx)
 
 
 def _get_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params, at)
-    drop_unknown(params, _k("taskId", "id", "tenant"), cx, at)
-    _tenant_out(params, cx, at)
-    return {"id": _id(params, "taskId", at), "pushNotificationConfigId": _id(params, "id", at)}
+    drop_unknown(params, k("taskId", "id", "tenant"), cx, at)
+    tenant_out(params, cx, at)
+    task_id, config_id = required_id(params, "taskId", at), required_id(params, "id", at)
+    return {"id": task_id, "pushNotificationConfigId": config_id}
 
 
 def _delete_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params, at)
-    drop_unknown(params, _k("id", "pushNotificationConfigId", "metadata"), cx, at)
-    _metadata_dropped(params, cx, at)
-    return _tenant_in({"taskId": _id(params, "id", at), "id": _id(params, "pushNotificationConfigId", at)}, cx)
+    drop_unknown(params, k("id", "pushNotificationConfigId", "metadata"), cx, at)
+    metadata_dropped(params, cx, at)
+    task_id, config_id = required_id(params, "id", at), required_id(params, "pushNotificationConfigId", at)
+    return tenant_in({"taskId": task_id, "id": config_id}, cx)
 
 
 def _list_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params, at)
-    drop_unknown(params, _k("id", "metadata"), cx, at)
-    _metadata_dropped(params, cx, at)
-    return _tenant_in({"taskId": _id(params, "id", at)}, cx)
+    drop_unknown(params, k("id", "metadata"), cx, at)
+    metadata_dropped(params, cx, at)
+    return tenant_in({"taskId": required_id(params, "id", at)}, cx)
 
 
 def _list_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params, at)
-    drop_unknown(params, _k("taskId", "pageSize", "pageToken", "tenant"), cx, at)
-    _tenant_out(params, cx, at)
+    drop_unknown(params, k("taskId", "pageSize", "pageToken", "tenant"), cx, at)
+    tenant_out(params, cx, at)
     for key in ("pageSize", "pageToken"):
         if params.get(key):
             cx.note("field_dropped", f"{at}.{key}", "v0.3 lists are not paged; the gateway pages")
-    return {"id": _id(params, "taskId", at)}
+    return {"id": required_id(params, "taskId", at)}
 
 
 def _card_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     if params not in (None, {}):
         obj(params, at)
-        drop_unknown(params, _k(), cx, at)
-    return _tenant_in({}, cx)
+        drop_unknown(params, k(), cx, at)
+    return tenant_in({}, cx)
 
 
 def _card_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     params = obj(params if params is not None else {}, at)
-    drop_unknown(params, _k("tenant",), cx, at)
-    _tenant_out(params, cx, at)
+    drop_unknown(params, k("tenant",), cx, at)
+    tenant_out(params, cx, at)
     return {}
 
 
@@ -296,122 +256,26 @@ def _list_tasks_down(params: Any, cx: Cx, at: str) -> JsonObj:
     raise UnsupportedOperation("ListTasks has no v0.3 equivalent")
 
 
-# ---- v0.3 REST: the proto request messages (resource names) ---------------------------------------
-
-def _rest_named(to_rpc_key: str = "id") -> tuple[Fn, Fn]:
-    """`{name: "tasks/{id}", …}` ⇄ the v1.0 `{id, …}` requests (get, cancel, subscribe)."""
-    def to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-        params = obj(params, at)
-        drop_unknown(params, _k("name", "historyLength"), cx, at)
-        out = _tenant_in({"id": push_config.parse_task_name(params.get("name"), f"{at}.name")}, cx)
-        if params.get("historyLength"):  # proto int32: 0 is "unset" and "unlimited" alike
-            out["historyLength"] = params["historyLength"]
-        return out
-
-    def from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-        params = obj(params, at)
-        drop_unknown(params, _k("id", "historyLength", "tenant", "metadata"), cx, at)
-        _tenant_out(params, cx, at)
-        if params.get("metadata"):
-            cx.note("field_dropped", f"{at}.metadata", "no slot in the v0.3 proto request")
-        task_id = _id(params, "id", at)
-        if "/" in task_id:
-            raise TranslationError(f"{at}.id", "a task id in a v0.3 resource name may not contain '/'")
-        out: JsonObj = {"name": f"tasks/{task_id}"}
-        if params.get("historyLength") is not None:
-            history = _history_from_v10(params["historyLength"], cx, f"{at}.historyLength")
-            if history is not None:
-                out["historyLength"] = history
-        return out
-
-    return to_v10, from_v10
-
-
-def _rest_create_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    """Both bodies real v0.3 REST clients send: the P03 config or PY03's whole create request."""
-    params = obj(params, at)
-    if "config" in params or "parent" in params:
-        drop_unknown(params, _k("parent", "configId", "config"), cx, at)
-        cfg = push_config.task_rest_to_v10(params.get("config") or {}, cx, f"{at}.config")
-        if params.get("parent"):
-            cfg["taskId"] = push_config.parse_task_name(params["parent"], f"{at}.parent")
-        if params.get("configId") and "id" not in cfg:
-            cfg = {"id": params["configId"], **cfg}
-    else:
-        cfg = push_config.task_rest_to_v10(params, cx, at)
-    if "taskId" not in cfg:
-        raise TranslationError(f"{at}.parent", "the task of the config is not named")
-    return _tenant_in(cfg, cx)
-
-
-def _rest_create_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    cfg = push_config.task_rest_from_v10(params, cx, at)
-    if cx.quirks.rest_push_create_body == "config":
-        return cfg
-    task_id, config_id = push_config.parse_config_name(cfg["name"], at)
-    return {"parent": f"tasks/{task_id}", "configId": config_id, "config": cfg}
-
-
-def _rest_push_named_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    params = obj(params, at)
-    drop_unknown(params, _k("name",), cx, at)
-    task_id, config_id = push_config.parse_config_name(params.get("name"), f"{at}.name")
-    return _tenant_in({"taskId": task_id, "id": config_id}, cx)
-
-
-def _rest_push_named_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    params = obj(params, at)
-    drop_unknown(params, _k("taskId", "id", "tenant"), cx, at)
-    _tenant_out(params, cx, at)
-    return {"name": push_config.config_name(_id(params, "taskId", at), _id(params, "id", at), at)}
-
-
-def _rest_list_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    params = obj(params, at)
-    drop_unknown(params, _k("parent", "pageSize", "pageToken"), cx, at)
-    out = _tenant_in({"taskId": push_config.parse_task_name(params.get("parent"), f"{at}.parent")}, cx)
-    for key in ("pageSize", "pageToken"):
-        if params.get(key):
-            out[key] = params[key]
-    return out
-
-
-def _rest_list_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    params = obj(params, at)
-    drop_unknown(params, _k("taskId", "pageSize", "pageToken", "tenant"), cx, at)
-    _tenant_out(params, cx, at)
-    task_id = _id(params, "taskId", at)
-    if "/" in task_id:
-        raise TranslationError(f"{at}.taskId", "a task id in a v0.3 resource name may not contain '/'")
-    out: JsonObj = {"parent": f"tasks/{task_id}"}
-    for key in ("pageSize", "pageToken"):
-        if params.get(key):
-            out[key] = params[key]
-    return out
-
-
-_rest_task = _rest_named()
-
-
 def _pairs(rpc_to: Fn, rpc_from: Fn, rest_to: Fn, rest_from: Fn) -> dict[tuple[Dialect, Dialect], Fn]:
     return {(R, V): rpc_to, (V, R): rpc_from, (S, V): rest_to, (V, S): rest_from}
 
 
 register({
-    "params.send_message": _pairs(
-        lambda p, c, a: _send_to_v10(p, c, a, rest=False), lambda p, c, a: _send_from_v10(p, c, a, rest=False),
-        lambda p, c, a: _send_to_v10(p, c, a, rest=True), lambda p, c, a: _send_from_v10(p, c, a, rest=True)),
-    "params.get_task": _pairs(_get_task_to_v10, _get_task_from_v10, *_rest_task),
-    "params.cancel_task": _pairs(_task_id_to_v10(True), _task_id_from_v10(True), *_rest_task),
-    "params.subscribe_to_task": _pairs(_task_id_to_v10(False), _task_id_from_v10(False), *_rest_task),
+    "params.send_message": _pairs(functools.partial(_send_to_v10, rest=False),
+                                  functools.partial(_send_from_v10, rest=False),
+                                  functools.partial(_send_to_v10, rest=True),
+                                  functools.partial(_send_from_v10, rest=True)),
+    "params.get_task": _pairs(_get_task_to_v10, _get_task_from_v10, *rr.rest_task),
+    "params.cancel_task": _pairs(_task_id_to_v10(True), _task_id_from_v10(True), *rr.rest_task),
+    "params.subscribe_to_task": _pairs(_task_id_to_v10(False), _task_id_from_v10(False), *rr.rest_task),
     "params.create_push_config": _pairs(_create_push_to_v10, _create_push_from_v10,
-                                        _rest_create_to_v10, _rest_create_from_v10),
+                                        rr.rest_create_to_v10, rr.rest_create_from_v10),
     "params.get_push_config": _pairs(_get_push_to_v10, _get_push_from_v10,
-                                     _rest_push_named_to_v10, _rest_push_named_from_v10),
+                                     rr.rest_push_named_to_v10, rr.rest_push_named_from_v10),
     "params.delete_push_config": _pairs(_delete_push_to_v10, _get_push_from_v10,
-                                        _rest_push_named_to_v10, _rest_push_named_from_v10),
+                                        rr.rest_push_named_to_v10, rr.rest_push_named_from_v10),
     "params.list_push_configs": _pairs(_list_push_to_v10, _list_push_from_v10,
-                                       _rest_list_push_to_v10, _rest_list_push_from_v10),
+                                       rr.rest_list_push_to_v10, rr.rest_list_push_from_v10),
     "params.get_extended_card": _pairs(_card_to_v10, _card_from_v10, _card_to_v10, _card_from_v10),
     "params.list_tasks": {(V, R): _list_tasks_down, (V, S): _list_tasks_down},
 })

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from gateway.core.errors import TranslationError
@@ -40,7 +40,7 @@ def timestamp_to_v10(value: Any, cx: Cx, at: str) -> str:
         local = datetime.fromisoformat(f"{base[:10]}T{base[11:]}{zone}")
     except ValueError:
         raise TranslationError(at, f"not an ISO 8601 date-time: {value!r}") from None
-    utc = local.astimezone(timezone.utc) if local.utcoffset() != timedelta(0) else local
+    utc = local.astimezone(UTC) if local.utcoffset() != timedelta(0) else local
     cx.note("timestamp_normalized", at, "offset converted to UTC")
     return f"{utc.strftime('%Y-%m-%dT%H:%M:%S')}{frac}Z"
 

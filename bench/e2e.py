@@ -32,7 +32,13 @@ from tests.peers.venvs import REQUIREMENTS, ensure_venv
 TARGET_RATIO = 1.10
 REQUEST_TIMEOUT_S = 10.0
 REWARM = 5  # untimed sends that open each later turn's fresh connection within a round
-CLIENT_CPU, AGENT_CPU, GATEWAY_CPU = 0, 0, 1  # --pin split: client + agents share CPU0, gateways get CPU1
+# --pin layouts: role -> CPU. split (the field notes' layout): client + agents on CPU0, gateways on CPU1;
+# one: every process on CPU1 (the chain is sequential anyway, and outside load hits every arm alike).
+PIN_LAYOUTS: dict[str, dict[str, int]] = {
+    "split": {"client": 0, "agent": 0, "gateway": 1},
+    "one": {"client": 1, "agent": 1, "gateway": 1},
+    "none": {},
+}
 TEXT = "echo bench"  # the peer agent completes a task and echoes the parts back
 
 # The same message in each version's JSON-RPC shape; bodies are fixed bytes sent unchanged every time.
@@ -164,8 +170,19 @@ def _pin(pid: int, cpu: int) -> None:
             os.sched_setaffinity(tid, {cpu})
 
 
-def _can_pin() -> bool:
-    return hasattr(os, "sched_setaffinity") and {CLIENT_CPU, GATEWAY_CPU} <= os.sched_getaffinity(0)
+def _layout(name: str) -> dict[str, int]:
+    """The CPU layout to apply; empty (with a note) when this machine cannot honour it."""
+    layout = PIN_LAYOUTS[name]
+    if layout and not (hasattr(os, "sched_setaffinity") and set(layout.values()) <= os.sched_getaffinity(0)):
+        print(f"note: CPUs {sorted(set(layout.values()))} not usable here: not pinning", file=sys.stderr)
+        return {}
+    return layout
+
+
+def _describe(layout: dict[str, int]) -> str:
+    if not layout:
+        return "none"
+    return ", ".join(f"{role} CPU{cpu}" for role, cpu in layout.items())
 
 
 def _gateway_revision() -> str:
@@ -351,7 +368,8 @@ def start_agent_nodelay(compat: bool) -> Agent:
 
 
 @contextmanager
-def start_arms(pin: bool, profile_dir: Path | None, harness_agents: bool) -> Iterator[dict[str, ArmRun]]:
+def start_arms(layout: dict[str, int], profile_dir: Path | None,
+               harness_agents: bool) -> Iterator[dict[str, ArmRun]]:
     """One fresh agent per arm (the same task history in every arm) and a gateway per gateway arm."""
     with ExitStack() as stack:
         with ThreadPoolExecutor(len(ARMS)) as pool:
@@ -376,11 +394,15 @@ def start_arms(pin: bool, profile_dir: Path | None, harness_agents: bool) -> Ite
             gw = None
             if spec.via_gateway:
                 env = _profile_env(profile_dir, spec.name) if profile_dir else None
-                gw = stack.enter_context(run_gateway(agent.base_url, env=env))
-            if pin:
-                _pin(agent.process.pid, AGENT_CPU)
+                try:
+                    gw = stack.enter_context(run_gateway(agent.base_url, env=env))
+                except RuntimeError as exc:  # its message carries the whole gateway log: keep the end
+                    text = str(exc)
+                    raise BenchError(text if len(text) < 4000 else "…" + text[-4000:]) from exc
+            if layout:
+                _pin(agent.process.pid, layout["agent"])
                 if gw:
-                    _pin(gw.process.pid, GATEWAY_CPU)
+                    _pin(gw.process.pid, layout["gateway"])
             url = gw.base_url + "/" if gw else agent.base_url + "/jsonrpc"
             arms[spec.name] = ArmRun(spec, agent, gw, url)
         yield arms
@@ -461,14 +483,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     deadline = started + args.time_limit
     seed = args.seed if args.seed is not None else random.randrange(2**32)
-    pin = args.pin == "split" and _can_pin()
-    if args.pin == "split" and not pin:
-        print("note: CPUs 0 and 1 not both usable (or no sched_setaffinity): not pinning", file=sys.stderr)
-    if pin:
-        _pin(os.getpid(), CLIENT_CPU)
+    layout = _layout(args.pin)
+    if layout:
+        _pin(os.getpid(), layout["client"])
     load_before = _loadavg()
     profile_dir = Path(args.profile_gateway).resolve() if args.profile_gateway else None
-    with start_arms(pin, profile_dir, args.harness_agents) as arms:
+    with start_arms(layout, profile_dir, args.harness_agents) as arms:
         setup_s = time.monotonic() - started
         orders = asyncio.run(run_rounds(arms, args, random.Random(seed), deadline))
     arm_results = {}
@@ -481,7 +501,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "bench": "e2e",
         "params": {"requests": args.requests, "warmup": args.warmup, "rounds": args.rounds,
                    "rounds_completed": len(orders), "block": args.block, "rewarm": REWARM, "seed": seed,
-                   "pin": "client+agents CPU0, gateways CPU1" if pin else "none",
+                   "pin": args.pin if layout else "none", "cpus": _describe(layout),
                    "agent_nodelay": not args.harness_agents, "profiled": bool(profile_dir), "orders": orders},
         "machine": {"cpus": os.cpu_count(), "cpu_model": _cpu_model(), "loadavg_before": load_before,
                     "loadavg_after": _loadavg(), "python": platform.python_version(),
@@ -506,8 +526,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="timed sends per arm turn; arm order is reshuffled for every block"
                              " (default 100; 0 = one turn per arm per round)")
     parser.add_argument("--out", help="write the result as JSON to this file")
-    parser.add_argument("--pin", choices=("split", "none"), default="split",
-                        help="split: client + agents on CPU0, gateways on CPU1 (default); none: no pinning")
+    parser.add_argument("--pin", choices=sorted(PIN_LAYOUTS), default="split",
+                        help="split: client + agents on CPU0, gateways on CPU1 (default); one: all on"
+                             " CPU1; none: no pinning")
     parser.add_argument("--seed", type=int, help="seed for the arm order (default: random, recorded)")
     parser.add_argument("--time-limit", type=float, default=240.0,
                         help="stop after this many seconds; a round cut short is dropped (default 240)")

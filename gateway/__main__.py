@@ -40,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--public-url", metavar="URL", help="base URL clients use to reach the gateway (server.public_url)"
     )
+    # set by the parent of several workers (server.workers > 1) on each worker's command line
+    serve.add_argument("--worker", metavar="N", type=int, help=argparse.SUPPRESS)
 
     check = commands.add_parser("check-config", help="validate a config file (with the environment) and exit")
     check.add_argument("file", metavar="FILE", type=Path)
@@ -56,9 +58,9 @@ def _with_default_command(argv: list[str]) -> list[str]:
     return argv
 
 
-def _entry(module: str, name: str) -> Callable[[Settings], None]:
+def _entry(module: str, name: str) -> Callable[..., int | None]:
     """Import the shell lazily, so `check-config` and `--help` never load aiohttp."""
-    return cast(Callable[[Settings], None], getattr(importlib.import_module(module), name))
+    return cast(Callable[..., int | None], getattr(importlib.import_module(module), name))
 
 
 def _configure_logging(settings: Settings) -> None:
@@ -86,8 +88,16 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     except ConfigError as exc:
         return _fail(exc)
     _configure_logging(settings)
-    _entry("gateway.shell.app", "serve")(settings)
-    return 0
+
+    def reload() -> Settings:  # SIGHUP: the same file, environment and flags, read again
+        return load(path, environ, overrides)
+
+    if settings.server.workers > 1 and args.worker is None:
+        worker_argv = ["serve", *(f"--{k}={v}" for k, v in (
+            ("config", path.resolve() if path is not None else None), ("listen", args.listen),
+            ("upstream", args.upstream), ("public-url", args.public_url)) if v is not None)]
+        return _entry("gateway.shell.workers", "supervise")(settings, reload, worker_argv) or 0
+    return _entry("gateway.shell.app", "serve")(settings, reload, worker=args.worker) or 0
 
 
 def _check_config(args: argparse.Namespace, environ: Mapping[str, str]) -> int:

@@ -7,6 +7,7 @@ import base64
 import binascii
 import dataclasses
 import difflib
+import importlib.util
 import inspect
 import ipaddress
 import math
@@ -29,6 +30,7 @@ __all__ = [
     "ENV_PREFIX",
     "SCHEMA",
     "SECTIONS",
+    "AdminSettings",
     "AguiSettings",
     "ConfigError",
     "Key",
@@ -39,6 +41,7 @@ __all__ = [
     "ServerSettings",
     "Settings",
     "TimeoutSettings",
+    "TracingSettings",
     "UpstreamSettings",
     "load",
     "reference_markdown",
@@ -61,6 +64,9 @@ class ServerSettings:
     version_mode: Literal["lenient", "strict"]
     heartbeat_seconds: float
     shutdown_grace_seconds: float
+    stream_drain_seconds: float
+    workers: int
+    event_loop: Literal["auto", "asyncio", "uvloop"]
 
     @property
     def host(self) -> str:
@@ -97,6 +103,7 @@ class LimitsSettings:
     max_body_bytes: int
     max_sse_event_bytes: int
     max_connections: int
+    max_client_connections: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +134,25 @@ class AguiSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class AdminSettings:
+    listen: str  # "" disables the admin listener
+
+    @property
+    def host(self) -> str:
+        return _split_hostport(self.listen)[0]
+
+    @property
+    def port(self) -> int:
+        return _split_hostport(self.listen)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class TracingSettings:
+    enabled: bool
+    exporter: Literal["otlp", "console", "none"]
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     format: Literal["json", "console"]
     level: Literal["debug", "info", "warning", "error", "critical"]
@@ -141,6 +167,8 @@ class Settings:
     quirks: Quirks
     agui: AguiSettings
     log: LogSettings
+    admin: AdminSettings
+    tracing: TracingSettings
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -289,6 +317,29 @@ def _check_listen(value: str) -> str:
     return value
 
 
+def _check_admin_listen(value: str) -> str:
+    return value if value == "" else _check_listen(value)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _check_event_loop(value: str) -> str:
+    if value == "uvloop" and not _installed("uvloop"):
+        raise _Bad('uvloop is not installed: install a2a-gateway[uvloop], or use "auto"')
+    return value
+
+
+def _check_tracing(value: bool) -> bool:
+    if value and not _installed("opentelemetry.sdk.trace"):
+        raise _Bad("OpenTelemetry is not installed: install a2a-gateway[otel]")
+    return value
+
+
 def _check_http_url(value: str, *, what: str) -> str:
     if any(c.isspace() for c in value):
         raise _Bad(f"{what} must not contain whitespace, got {value!r}")
@@ -406,6 +457,11 @@ SECTIONS: dict[str, str] = {
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
+    "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
+    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
+    "/workers (the worker processes). It is never served on the main listener.",
+    "tracing": "OpenTelemetry tracing (the `otel` extra): a server span per request, and the W3C trace "
+    "context (`traceparent`) passed to the upstream agent.",
 }
 
 _MIB = 1024 * 1024
@@ -430,8 +486,24 @@ _BASE_SCHEMA: tuple[Key, ...] = (
         "Interval of SSE keep-alive comments sent to clients on quiet streams; 0 disables them.",
         check=_NON_NEGATIVE),
     Key("server.shutdown_grace_seconds", "float", 30.0,
-        "On SIGTERM, how long open requests and streams may take to finish before they are closed.",
+        "On SIGTERM readiness fails at once and the listener stops accepting; in-flight requests then "
+        "have this long to finish (streams are ended earlier, see stream_drain_seconds). Whatever is "
+        "left is cancelled and the process exits 0.",
         check=_NON_NEGATIVE),
+    Key("server.stream_drain_seconds", "float", 5.0,
+        "On SIGTERM, how long open streams keep relaying before each is ended after its last complete "
+        "event (a `: draining` comment, then the end of the response); capped by "
+        "shutdown_grace_seconds. 0 ends them at once.",
+        check=_NON_NEGATIVE),
+    Key("server.workers", "int", 1,
+        "Worker processes sharing the listen port (SO_REUSEPORT; needs a fixed port). Above 1 a parent "
+        "process starts them, forwards SIGTERM and SIGHUP, and serves the admin listener with their "
+        "metrics combined. Under Kubernetes keep 1 and scale with replicas.",
+        check=_ONE_OR_MORE),
+    Key("server.event_loop", "enum", "auto",
+        "The asyncio event loop: \"auto\" uses uvloop when it is installed (the `uvloop` extra), "
+        "\"uvloop\" requires it, \"asyncio\" is the standard loop.",
+        choices=("auto", "asyncio", "uvloop"), check=_check_event_loop),
     Key("upstream.url", "str", REQUIRED,
         "URL of the upstream agent: its JSON-RPC endpoint or HTTP+JSON base URL. Required: set it "
         "here, with A2A_GATEWAY_UPSTREAM_URL, or with --upstream.",
@@ -477,7 +549,12 @@ _BASE_SCHEMA: tuple[Key, ...] = (
         "Largest single SSE event accepted from the upstream, in bytes (default 4 MiB).",
         check=_ONE_OR_MORE),
     Key("limits.max_connections", "int", 100,
-        "Most simultaneous connections to the upstream agent (the client pool size).",
+        "Most simultaneous connections to the upstream agent (the client pool size). A call waits for "
+        "a free connection within upstream.timeout.connect.",
+        check=_ONE_OR_MORE),
+    Key("limits.max_client_connections", "int", 4096,
+        "Most simultaneous client connections per worker process; a request on a connection beyond "
+        "it is answered 503 with Retry-After and its connection closed.",
         check=_ONE_OR_MORE),
     Key("push.enabled", "bool", True,
         "Relay push notifications between versions; false passes clients' webhook configs through "
@@ -552,6 +629,18 @@ _BASE_SCHEMA: tuple[Key, ...] = (
     Key("log.level", "enum", "info",
         "Lowest level logged.",
         choices=("debug", "info", "warning", "error", "critical")),
+    Key("admin.listen", "str", "127.0.0.1:9090",
+        "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
+        "so that probes and Prometheus reach it, and keep it off public Services.",
+        check=_check_admin_listen),
+    Key("tracing.enabled", "bool", False,
+        "Make a server span per request and pass the trace context upstream; needs the `otel` extra.",
+        check=_check_tracing),
+    Key("tracing.exporter", "enum", "otlp",
+        "Where spans go: \"otlp\" (OTLP over HTTP, configured by the standard OTEL_EXPORTER_OTLP_* "
+        "variables; needs opentelemetry-exporter-otlp-proto-http, in the `otel` extra), \"console\" "
+        "(stdout, for debugging), \"none\" (spans only propagate the trace context).",
+        choices=("otlp", "console", "none")),
 )  # fmt: skip
 
 
@@ -613,6 +702,8 @@ _SECTION_TYPES: dict[str, type] = {
     "quirks": Quirks,
     "agui": AguiSettings,
     "log": LogSettings,
+    "admin": AdminSettings,
+    "tracing": TracingSettings,
 }
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "NoteCounter",
     "bind",
     "bind_exchange",
+    "bound",
     "clear",
     "configure",
     "get_logger",
@@ -185,6 +186,11 @@ def bind(**fields: object) -> None:
 def clear() -> None:
     """Forget every field bound in the current context."""
     structlog.contextvars.clear_contextvars()
+
+
+def bound() -> dict[str, object]:
+    """The fields bound in the current context (enums already as their values)."""
+    return structlog.contextvars.get_contextvars()
 
 
 # --- translation notes -----------------------------------------------------------------------------

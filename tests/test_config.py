@@ -59,7 +59,8 @@ def test_defaults() -> None:
         connect=5.0, first_byte=60.0, idle_stream=300.0, total_unary=120.0
     )
     assert s.limits == config.LimitsSettings(
-        max_body_bytes=10 * 1024 * 1024, max_sse_event_bytes=4 * 1024 * 1024, max_connections=100
+        max_body_bytes=10 * 1024 * 1024, max_sse_event_bytes=4 * 1024 * 1024, max_connections=100,
+        max_client_connections=4096,
     )
     assert s.quirks == Quirks()
     assert s.log == config.LogSettings(format="json", level="info")

@@ -32,7 +32,7 @@ def fake_entry(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[
     """Stand in for gateway.shell.app.serve / gateway.shell.demo.run_demo; returns the calls."""
     calls: list[Settings] = []
     fake = types.ModuleType(module)
-    setattr(fake, name, calls.append)
+    setattr(fake, name, lambda settings, *args, **kwargs: calls.append(settings))
     monkeypatch.setitem(sys.modules, module, fake)
     return calls
 

@@ -1,20 +1,24 @@
-"""The aiohttp application: routes, typed state, the upstream session and card refresher paired in
-`cleanup_ctx`, and `serve()` for the process. It holds no protocol logic."""
+"""The aiohttp application: routes, middlewares, typed state, the upstream session and card refresher
+paired in `cleanup_ctx`, and `serve()` for one process (lifecycle.Process). No protocol logic."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import importlib
+from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
 
-from gateway.config import Settings
+from gateway.config import ConfigError, Problem, Settings
 from gateway.core.card import CARD_PATHS
-from gateway.observability import get_logger
 from gateway.core.types import Binding
+from gateway.observability import get_logger
+from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.handlers import agui, card, jsonrpc, push, rest
-from gateway.shell.keys import SERVED_BINDINGS, SETTINGS, UPSTREAM
+from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER, SERVED_BINDINGS, SETTINGS, UPSTREAM
+from gateway.shell.lifecycle import Lifecycle, Process
+from gateway.shell.metrics import Metrics, MetricsPushCounter
 from gateway.shell.upstream import Upstream
 
 log = get_logger("gateway.app")
@@ -23,8 +27,18 @@ log = get_logger("gateway.app")
 def build_app(settings: Settings) -> web.Application:
     app = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
     app[SETTINGS] = settings
-    app[UPSTREAM] = Upstream(settings.upstream, max_body_bytes=settings.limits.max_body_bytes,
-                             max_connections=settings.limits.max_connections)
+    metrics = app[METRICS] = Metrics()
+    upstream = app[UPSTREAM] = Upstream(settings.upstream, max_body_bytes=settings.limits.max_body_bytes,
+                                        max_connections=settings.limits.max_connections, metrics=metrics)
+    lifecycle = app[LIFECYCLE] = Lifecycle(settings, upstream, metrics)
+    if settings.tracing.enabled:  # outermost: the span covers the whole request
+        from gateway.shell.tracing import TRACING, Tracing
+
+        tracing = app[TRACING] = Tracing(settings.tracing)
+        app.middlewares.append(tracing.middleware)
+        upstream.inject = tracing.inject
+        app.cleanup_ctx.append(tracing.cleanup_ctx)
+    app.middlewares.append(lifecycle.middleware)
     app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
@@ -34,26 +48,71 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_route("*", "/{path:.+}", rest.handle)  # the REST surface; keep this route last
     app.cleanup_ctx.append(_upstream_ctx)
     app.cleanup_ctx.append(push.cleanup_ctx)  # after the upstream: relay jobs drain before it closes
+    app.cleanup_ctx.append(lifecycle.cleanup_ctx)
+    if PUSH_SENDER in app:
+        app[PUSH_SENDER].counter = MetricsPushCounter(metrics)
     return app
 
 
 async def _upstream_ctx(app: web.Application) -> AsyncIterator[None]:
     upstream = app[UPSTREAM]
     await upstream.start()
-    refresher = None
-    if app[SETTINGS].upstream.version == "auto":
-        refresher = asyncio.get_running_loop().create_task(upstream.refresh_forever(), name="card-refresh")
+    # it idles while the version is fixed, and a reload may switch to "auto"
+    refresher = asyncio.get_running_loop().create_task(upstream.refresh_forever(), name="card-refresh")
     yield
-    if refresher is not None:
-        refresher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await refresher
+    refresher.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await refresher
     await upstream.close()
 
 
-def serve(settings: Settings) -> None:
-    """Run the gateway until SIGINT/SIGTERM (blocking)."""
+EXIT_CONFIG = 2
+EXIT_LISTEN = 1
+
+
+def loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """server.event_loop: uvloop's loop factory ("uvloop", or "auto" when installed), else None."""
+    if choice == "asyncio":
+        return None
+    try:
+        uvloop = importlib.import_module("uvloop")
+    except ImportError:
+        if choice == "uvloop":
+            raise ConfigError([Problem("server.event_loop", "uvloop is not installed")]) from None
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
+def serve(settings: Settings, loader: Callable[[], Settings] | None = None, *, worker: int | None = None) -> int:
+    """Run one gateway process until SIGTERM or SIGINT, then drain (blocking); the exit status.
+    `loader` reads the configuration again on SIGHUP. A `worker` (started by gateway.shell.workers)
+    shares the port with its siblings (SO_REUSEPORT) and leaves the admin listener to its parent."""
+    with asyncio.Runner(loop_factory=loop_factory(settings.server.event_loop)) as runner:
+        return runner.run(_serve(settings, loader, worker))
+
+
+async def _serve(settings: Settings, loader: Callable[[], Settings] | None, worker: int | None) -> int:
+    try:
+        app = build_app(settings)
+    except ConfigError as exc:
+        log.error("configuration_error", problems=[str(p) for p in exc.problems])
+        return EXIT_CONFIG
+    lifecycle = app[LIFECYCLE]
+    lifecycle.count_reloads = worker is None  # a supervised worker's reloads are counted by its parent
+    admin = None
+    if worker is None and settings.admin.listen:
+        admin = build_admin_app(ProcessStatus(lifecycle.readiness, app[METRICS].render,
+                                              lambda: lifecycle.handled))
+    process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None)
     host, port = settings.server.host, settings.server.port
-    log.info("listening", listen=f"{host}:{port}", upstream=settings.upstream.url)
-    web.run_app(build_app(settings), host=host, port=port, handler_cancellation=True,
-                shutdown_timeout=settings.server.shutdown_grace_seconds, print=None, access_log=None)
+    admin_at = (settings.admin.host, settings.admin.port) if admin is not None else None
+    try:
+        await process.start(host, port, admin_at)
+    except OSError as exc:
+        log.error("listen_failed", listen=settings.server.listen, admin=settings.admin.listen, error=str(exc))
+        await process.close()
+        return EXIT_LISTEN
+    log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None,
+             upstream=settings.upstream.url, worker=worker, loop=type(asyncio.get_running_loop()).__module__)
+    return await process.run()

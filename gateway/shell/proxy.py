@@ -19,6 +19,7 @@ from gateway.core.exchange import Call, Done, Exchange, Reply
 from gateway.core.sse import encode_data
 from gateway.core.types import Binding, Version
 from gateway.shell.headers import client_response_headers, upstream_request_headers
+from gateway.shell.keys import LIFECYCLE
 from gateway.shell.relay import PassThrough, Relay, pump, start_stream
 from gateway.shell.upstream import Upstream, read_bounded
 from gateway.shell.urls import public_base
@@ -171,6 +172,7 @@ async def _sse_error(ctx: Context, reply: Reply, headers: CIMultiDict[str], clie
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay: Relay) -> int:
     written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
+                         lifecycle=ctx.request.app.get(LIFECYCLE),
                          idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()
     return written

@@ -1,10 +1,12 @@
 """The loop between an upstream event stream and a client `web.StreamResponse`: SSE headers, no
 compression, keep-alive comments while the agent is silent, the look-ahead timer of `final`, the
-idle timeout, and the upstream closed in `finally` whoever leaves. It never inspects events."""
+idle timeout, the drain (ended after the last complete event), and the upstream closed in `finally`
+whoever leaves. It never inspects events (a pass-through only finds where they end)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Protocol
 
@@ -14,6 +16,7 @@ from multidict import CIMultiDict
 
 from gateway.core.errors import GatewayError, UpstreamUnavailable
 from gateway.core.sse import SseComment, encode
+from gateway.shell.lifecycle import Drained, Lifecycle
 
 SSE_HEADERS = {
     "Content-Type": "text/event-stream; charset=utf-8",
@@ -22,6 +25,11 @@ SSE_HEADERS = {
 }
 LOOKAHEAD_SECONDS = 0.25
 KEEPALIVE = encode(SseComment(" keep-alive"))
+DRAINING = encode(SseComment(" draining"))
+# A blank line ends an event; a line ends with CRLF, LF or CR (a CR followed by LF is one ending).
+_EOL = rb"(?:\r\n|\r(?!\n)|\n)"
+_BLANK = re.compile(_EOL + _EOL)
+_ENDS_EVENT = re.compile(_EOL + _EOL + rb"\Z")
 
 
 class Relay(Protocol):
@@ -31,6 +39,8 @@ class Relay(Protocol):
     def done(self) -> bool: ...
     @property
     def holding(self) -> bool: ...
+    @property
+    def events_out(self) -> int: ...
     def feed(self, chunk: bytes) -> bytes: ...
     def close(self) -> bytes: ...
     def release(self) -> bytes: ...
@@ -38,12 +48,34 @@ class Relay(Protocol):
 
 
 class PassThrough:
-    """Same version on both sides: bytes go through untouched."""
+    """Same version on both sides: bytes go through untouched. It counts SSE blocks and knows whether
+    what it wrote ends an event; once `stopping` (drain), it writes up to the next event's end only."""
 
     done = False
     holding = False
 
+    def __init__(self) -> None:
+        self.events_out = 0
+        self.stopping = False
+        self._tail = b"\n\n"  # the last bytes written (the start of a stream is an event boundary)
+
+    @property
+    def at_boundary(self) -> bool:
+        return _ENDS_EVENT.search(self._tail) is not None
+
     def feed(self, chunk: bytes) -> bytes:
+        if self.stopping and self.at_boundary:
+            return b""
+        buf = self._tail + chunk
+        skip = len(self._tail)
+        for m in _BLANK.finditer(buf):
+            if m.end() <= skip:
+                continue
+            self.events_out += 1
+            if self.stopping:  # the drain: nothing after this event's end
+                chunk = buf[skip:m.end()]
+                break
+        self._tail = (self._tail + chunk)[-4:]
         return chunk
 
     def close(self) -> bytes:
@@ -64,18 +96,27 @@ async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.S
 
 
 async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
-               heartbeat: float, idle_timeout: float) -> int:
+               heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None) -> int:
     """Relay upstream chunks through `relay` until either side ends; returns bytes written.
     The upstream response is always released, also when the client has gone (write fails or the
-    handler is cancelled)."""
+    handler is cancelled). With a `lifecycle`, the stream is registered and counted, and the drain
+    ends it after its last complete event (`: draining`)."""
     written = 0
     reader = upstream.content
+    handle = None
+    if lifecycle is not None:
+        handle = lifecycle.stream(reader, relay, "passthrough" if isinstance(relay, PassThrough) else "translated")
     last_upstream = last_write = time.monotonic()
     try:
         while not relay.done:
+            if handle is not None and handle.stopping and handle.at_boundary:
+                written += await _write(response, relay.release() + DRAINING)
+                break
             now = time.monotonic()
             deadlines = [last_upstream + idle_timeout]
-            if heartbeat > 0:
+            # a keep-alive comment never goes inside a pass-through event the agent has not finished
+            beat = heartbeat > 0 and getattr(relay, "at_boundary", True)
+            if beat:
                 deadlines.append(last_write + heartbeat)
             if relay.holding:
                 deadlines.append(last_upstream + LOOKAHEAD_SECONDS)
@@ -85,12 +126,14 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
             except TimeoutError:
                 now = time.monotonic()
                 if now >= last_upstream + idle_timeout:
+                    if handle is not None:
+                        handle.upstream_error("timeout")
                     out = relay.fail(UpstreamUnavailable(f"upstream stream idle for {idle_timeout:g} s"))
                     written += await _write(response, out)
                     break
                 if relay.holding and now >= last_upstream + LOOKAHEAD_SECONDS:
                     out = relay.release()
-                elif heartbeat > 0 and now >= last_write + heartbeat:
+                elif beat and now >= last_write + heartbeat:
                     out = KEEPALIVE
                 else:
                     continue
@@ -99,9 +142,13 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
                     last_write = time.monotonic()
                 continue
             except aiohttp.ClientError as exc:
+                if handle is not None:
+                    handle.upstream_error("stream_broken")
                 written += await _write(response, relay.fail(
                     UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")))
                 break
+            except Drained:  # the drain woke the loop: the check at its top ends the stream
+                continue
             if not chunk:  # upstream EOF
                 written += await _write(response, relay.close())
                 break
@@ -110,7 +157,11 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
             if out:
                 written += await _write(response, out)
                 last_write = time.monotonic()
+                if handle is not None:
+                    handle.sync()
     finally:
+        if handle is not None:
+            handle.close()
         if reader.at_eof():
             upstream.release()
         else:  # the client left, the relay ended early, or the upstream broke: drop the connection

@@ -5,9 +5,11 @@ of its replies. It never translates."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiohttp
 from multidict import CIMultiDict
@@ -19,6 +21,9 @@ from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnav
 from gateway.core.notes import Cx
 from gateway.core.types import Binding, Version
 from gateway.observability import get_logger, log_notes
+
+if TYPE_CHECKING:
+    from gateway.shell.metrics import Metrics
 
 log = get_logger("gateway.upstream")
 
@@ -36,21 +41,30 @@ class Reply:
 class Upstream:
     """One upstream agent: where it is, what it speaks, and the session to reach it."""
 
-    def __init__(self, settings: UpstreamSettings, *, max_body_bytes: int, max_connections: int) -> None:
+    def __init__(self, settings: UpstreamSettings, *, max_body_bytes: int, max_connections: int,
+                 metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.max_body_bytes = max_body_bytes
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
+        self._retired: list[aiohttp.ClientSession] = []  # replaced by reconfigure(), closed by their owner
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
         self._card_lock = asyncio.Lock()
+        self._wake = asyncio.Event()  # reconfigure() wakes the refresher
         self.last_card_error: str | None = None
+        self.metrics = metrics
+        # tracing: writes the current trace context into outgoing headers (None: tracing off)
+        self.inject: Callable[[MutableMapping[str, str]], None] | None = None
 
     # ---- lifecycle ----------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self._session = self._new_session()
+
+    def _new_session(self) -> aiohttp.ClientSession:
         t = self.settings.timeout
-        self._session = aiohttp.ClientSession(
+        return aiohttp.ClientSession(
             cookie_jar=aiohttp.DummyCookieJar(),
             auto_decompress=False,
             connector=aiohttp.TCPConnector(limit=self._max_connections),
@@ -59,8 +73,37 @@ class Upstream:
         )
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        for session in [*self._retired, self._session]:
+            if session is not None:
+                await session.close()
+        self._retired.clear()
+
+    def reconfigure(self, settings: UpstreamSettings, *, max_body_bytes: int,
+                    max_connections: int) -> aiohttp.ClientSession | None:
+        """New settings for new requests (SIGHUP). A changed agent (URL, version, binding, tenant) drops
+        the cached card; changed timeouts, pool size or URL get a new session, and the old one is
+        returned for the caller to close once the requests using it are done."""
+        old, old_pool = self.settings, self._max_connections
+        self.settings, self.max_body_bytes, self._max_connections = settings, max_body_bytes, max_connections
+        if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
+                                                               settings.binding, settings.tenant):
+            self._card, self._card_at, self.last_card_error = None, 0.0, None
+        self._wake.set()
+        if self._session is None or (old.url, old.timeout, old_pool) == (settings.url, settings.timeout,
+                                                                        max_connections):
+            return None
+        retired, self._session = self._session, self._new_session()
+        self._retired.append(retired)
+        return retired
+
+    async def close_retired(self, session: aiohttp.ClientSession) -> None:
+        if session in self._retired:
+            self._retired.remove(session)
+            await session.close()
+
+    def _error(self, kind: str) -> None:
+        if self.metrics is not None:
+            self.metrics.upstream_error(kind)
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -85,8 +128,12 @@ class Upstream:
                 self._card = await self._fetch_card()
                 self._card_at = time.monotonic()
                 self.last_card_error = None
+                if self.metrics is not None:
+                    self.metrics.card_refresh("ok")
             except GatewayError as err:
                 self.last_card_error = err.message
+                if self.metrics is not None:
+                    self.metrics.card_refresh("error")
                 if self._card is None:
                     raise
                 log.warning("card_refresh_failed", error=err.message)
@@ -116,15 +163,19 @@ class Upstream:
         raise last
 
     async def refresh_forever(self) -> None:
-        """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure."""
+        """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure, at
+        once after reconfigure(); idle while the version is fixed in configuration."""
         while True:
-            try:
-                await self.card(refresh=True)
-                delay = self.settings.card_refresh_seconds
-            except GatewayError as err:
-                log.warning("card_fetch_failed", error=err.message)
-                delay = self.settings.card_retry_seconds
-            await asyncio.sleep(delay)
+            delay = self.settings.card_refresh_seconds
+            if self.settings.version == "auto":
+                try:
+                    await self.card(refresh=True)
+                except GatewayError as err:
+                    log.warning("card_fetch_failed", error=err.message)
+                    delay = self.settings.card_retry_seconds
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), delay)
 
     async def interfaces(self, client: Version, binding: Binding, op: str = "") -> list[Interface]:
         """Every usable interface, best first (see UpstreamCard.candidates); a fixed version in
@@ -157,28 +208,49 @@ class Upstream:
     async def request(self, method: str, url: str, *, headers: CIMultiDict[str] | dict[str, str],
                       body: bytes | None = None, query: Sequence[tuple[str, str]] = ()) -> Reply:
         """One unary exchange with a bounded body; transport failures become UpstreamUnavailable."""
+        if self.inject is not None:
+            self.inject(headers)
         try:
             async with asyncio.timeout(self.settings.timeout.total_unary):
                 async with self.session.request(method, url, data=body, headers=headers,
                                                 params=list(query) or None, allow_redirects=False) as resp:
+                    if resp.status >= 500:
+                        self._error("http_5xx")
                     data = await read_bounded(resp, self.max_body_bytes)
                     return Reply(resp.status, CIMultiDict(resp.headers), data)
         except TimeoutError:
+            self._error("timeout")
             raise UpstreamUnavailable("upstream agent timed out") from None
         except aiohttp.ClientError as exc:
+            self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
 
     async def open(self, method: str, url: str, *, headers: CIMultiDict[str],
                    body: bytes | None, query: Sequence[tuple[str, str]] = ()) -> aiohttp.ClientResponse:
         """Start a streaming exchange; the caller must release the response."""
         t = self.settings.timeout
+        if self.inject is not None:
+            self.inject(headers)
         try:
-            return await self.session.request(
-                method, url, data=body, headers=headers, allow_redirects=False, params=list(query) or None,
-                timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
-                                              sock_read=None))
+            async with asyncio.timeout(t.first_byte):  # until the reply's head; the relay watches the rest
+                resp = await self.session.request(
+                    method, url, data=body, headers=headers, allow_redirects=False, params=list(query) or None,
+                    timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
+                                                  sock_read=None))
+        except TimeoutError:
+            self._error("timeout")
+            raise UpstreamUnavailable("upstream agent timed out") from None
         except aiohttp.ClientError as exc:
+            self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
+        if resp.status >= 500:
+            self._error("http_5xx")
+        return resp
+
+
+def _kind(exc: aiohttp.ClientError) -> str:
+    """The upstream_errors kind of a transport failure."""
+    return "connect" if isinstance(exc, aiohttp.ClientConnectorError) else "bad_reply"
 
 
 async def read_bounded(resp: aiohttp.ClientResponse, limit: int) -> bytes:

@@ -51,10 +51,18 @@ def ensure_client(version: str) -> Path:
                 target.mkdir(parents=True)
                 for name in _FILES:
                     shutil.copy2(HERE / f"client-{version}" / name, target / name)
-                proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
-                                      cwd=target, capture_output=True, text=True, timeout=300, check=False)
+                proc = subprocess.run(
+                    [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
+                    cwd=target,
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                    check=False,
+                )
                 if proc.returncode != 0:
-                    raise RuntimeError(f"npm ci for @ag-ui/client {version} failed:\n{proc.stdout}\n{proc.stderr}")
+                    raise RuntimeError(
+                        f"npm ci for @ag-ui/client {version} failed:\n{proc.stdout}\n{proc.stderr}"
+                    )
                 (target / _MARKER).write_text(version + "\n")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
@@ -65,12 +73,19 @@ def run_driver(version: str, scenario: dict[str, Any], timeout: float = 60.0) ->
     """Play `scenario` ({url, threadId, runs}) through the real client `version`; its JSON line."""
     node, _ = _tools()
     client = ensure_client(version)
-    proc = subprocess.run([node, str(DRIVER), str(client)], input=json.dumps(scenario), capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    proc = subprocess.run(
+        [node, str(DRIVER), str(client)],
+        input=json.dumps(scenario),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
-        raise AssertionError(f"driver.mjs ({version}) exit {proc.returncode}\nstdout:\n{proc.stdout}\n"
-                             f"stderr:\n{proc.stderr}")
+        raise AssertionError(
+            f"driver.mjs ({version}) exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        )
     result: dict[str, Any] = json.loads(lines[-1])
     result["stderr"] = proc.stderr
     return result

@@ -26,21 +26,43 @@ def paint(version: str) -> list[dict[str, Any]]:
     out = []
     for sid, label in (("tables", "Book table 4"), ("promo", "Today: free dessert")):
         out.append(_msg(version, "createSurface", {"surfaceId": sid, "catalogId": CATALOG}))
-        out.append(_msg(version, "updateComponents", {"surfaceId": sid, "components": [
-            {"id": "root", "component": "Column", "children": ["label", "go"]},
-            {"id": "label", "component": "Text", "text": label},
-            {"id": "go", "component": "Button", "child": "label", "action": {"event": {"name": "book"}}},
-        ]}))
+        out.append(
+            _msg(
+                version,
+                "updateComponents",
+                {
+                    "surfaceId": sid,
+                    "components": [
+                        {"id": "root", "component": "Column", "children": ["label", "go"]},
+                        {"id": "label", "component": "Text", "text": label},
+                        {
+                            "id": "go",
+                            "component": "Button",
+                            "child": "label",
+                            "action": {"event": {"name": "book"}},
+                        },
+                    ],
+                },
+            )
+        )
     return out
 
 
 def answer(version: str, action: dict[str, Any]) -> list[dict[str, Any]]:
     """The reply to the action: update the surface acted on, delete the other one."""
-    seats = action.get("context", {}).get("seats", 0)
+    seats = int(action.get("context", {}).get("seats", 0))  # protobuf Struct numbers are floats
     return [
-        _msg(version, "updateDataModel", {"surfaceId": "tables", "path": "/booking", "value": {"seats": seats}}),
-        _msg(version, "updateComponents", {"surfaceId": "tables", "components": [
-            {"id": "label", "component": "Text", "text": f"Booked for {seats}"}]}),
+        _msg(
+            version, "updateDataModel", {"surfaceId": "tables", "path": "/booking", "value": {"seats": seats}}
+        ),
+        _msg(
+            version,
+            "updateComponents",
+            {
+                "surfaceId": "tables",
+                "components": [{"id": "label", "component": "Text", "text": f"Booked for {seats}"}],
+            },
+        ),
         _msg(version, "deleteSurface", {"surfaceId": "promo"}),
     ]
 

@@ -49,15 +49,21 @@ class A2uiExecutor(AgentExecutor):
                 await updater.failed(say(_text(why)))
                 return
             await updater.start_work(say(_text("Booking…")))
-            seats = action["context"].get("seats", 0)
-            await updater.complete(say(_text(f"Booked a table for {seats}"),
-                                       *map(_ui, scenario.answer(PROFILE["version"], action))))
+            seats = int(action["context"].get("seats", 0))
+            await updater.complete(
+                say(
+                    _text(f"Booked a table for {seats}"),
+                    *map(_ui, scenario.answer(PROFILE["version"], action)),
+                )
+            )
         elif text == "fail":
             await updater.failed(say(_text(scenario.FAILURE_TEXT)))
         else:
             await updater.start_work(say(_text("Looking for tables")))
             # as a2a-sdk 0.3 agents (and the A2UI restaurant sample) do: input-required without final
-            await updater.requires_input(say(_text("Pick a table"), *map(_ui, scenario.paint(PROFILE["version"]))))
+            await updater.requires_input(
+                say(_text("Pick a table"), *map(_ui, scenario.paint(PROFILE["version"])))
+            )
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.task_id is not None and context.context_id is not None
@@ -66,12 +72,24 @@ class A2uiExecutor(AgentExecutor):
 
 def build_app(base: str) -> object:
     card = AgentCard(
-        name="a2ui test peer (a2a-sdk 0.3)", description="Paints A2UI surfaces", version="1.0.0",
-        protocol_version="0.3.0", url=base + common.JSONRPC_PATH, preferred_transport="JSONRPC",
-        capabilities=AgentCapabilities(streaming=True, extensions=[AgentExtension(
-            uri=PROFILE["uri"], required=False,
-            params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False})]),
-        default_input_modes=["text/plain", PROFILE["mime"]], default_output_modes=["text/plain", PROFILE["mime"]],
+        name="a2ui test peer (a2a-sdk 0.3)",
+        description="Paints A2UI surfaces",
+        version="1.0.0",
+        protocol_version="0.3.0",
+        url=base + common.JSONRPC_PATH,
+        preferred_transport="JSONRPC",
+        capabilities=AgentCapabilities(
+            streaming=True,
+            extensions=[
+                AgentExtension(
+                    uri=PROFILE["uri"],
+                    required=False,
+                    params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False},
+                )
+            ],
+        ),
+        default_input_modes=["text/plain", PROFILE["mime"]],
+        default_output_modes=["text/plain", PROFILE["mime"]],
         skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
     )
     handler = DefaultRequestHandler(agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore())

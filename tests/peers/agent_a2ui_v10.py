@@ -39,7 +39,9 @@ class A2uiExecutor(AgentExecutor):
         text = next((p.text for p in message.parts if p.HasField("text")), "").strip().lower()
         data = next((p for p in message.parts if p.HasField("data")), None)
         if PROFILE["uri"] not in context.requested_extensions:
-            await updater.failed(say(Part(text=f"A2UI extension not requested: {context.requested_extensions}")))
+            await updater.failed(
+                say(Part(text=f"A2UI extension not requested: {context.requested_extensions}"))
+            )
             return
         if data is not None:
             if context.current_task is None:
@@ -51,14 +53,20 @@ class A2uiExecutor(AgentExecutor):
                 await updater.failed(say(Part(text=why)))
                 return
             await updater.start_work(say(Part(text="Booking…")))
-            seats = action["context"].get("seats", 0)
-            await updater.complete(say(Part(text=f"Booked a table for {seats}"),
-                                       *map(_ui, scenario.answer(PROFILE["version"], action))))
+            seats = int(action["context"].get("seats", 0))
+            await updater.complete(
+                say(
+                    Part(text=f"Booked a table for {seats}"),
+                    *map(_ui, scenario.answer(PROFILE["version"], action)),
+                )
+            )
         elif text == "fail":
             await updater.failed(say(Part(text=scenario.FAILURE_TEXT)))
         else:
             await updater.start_work(say(Part(text="Looking for tables")))
-            await updater.requires_input(say(Part(text="Pick a table"), *map(_ui, scenario.paint(PROFILE["version"]))))
+            await updater.requires_input(
+                say(Part(text="Pick a table"), *map(_ui, scenario.paint(PROFILE["version"])))
+            )
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.task_id is not None and context.context_id is not None
@@ -67,17 +75,36 @@ class A2uiExecutor(AgentExecutor):
 
 def build_app(base: str) -> Starlette:
     card = AgentCard(
-        name="a2ui test peer (a2a-sdk 1.x)", description="Paints A2UI surfaces", version="1.0.0",
-        supported_interfaces=[AgentInterface(url=base + common.JSONRPC_PATH, protocol_binding=TransportProtocol.JSONRPC.value,
-                                             protocol_version=PROTOCOL_VERSION_1_0)],
-        capabilities=AgentCapabilities(streaming=True, extensions=[AgentExtension(
-            uri=PROFILE["uri"], required=False,
-            params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False})]),
-        default_input_modes=["text/plain", PROFILE["mime"]], default_output_modes=["text/plain", PROFILE["mime"]],
+        name="a2ui test peer (a2a-sdk 1.x)",
+        description="Paints A2UI surfaces",
+        version="1.0.0",
+        supported_interfaces=[
+            AgentInterface(
+                url=base + common.JSONRPC_PATH,
+                protocol_binding=TransportProtocol.JSONRPC.value,
+                protocol_version=PROTOCOL_VERSION_1_0,
+            )
+        ],
+        capabilities=AgentCapabilities(
+            streaming=True,
+            extensions=[
+                AgentExtension(
+                    uri=PROFILE["uri"],
+                    required=False,
+                    params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False},
+                )
+            ],
+        ),
+        default_input_modes=["text/plain", PROFILE["mime"]],
+        default_output_modes=["text/plain", PROFILE["mime"]],
         skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
     )
-    handler = DefaultRequestHandler(agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore(), agent_card=card)
-    return Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, common.JSONRPC_PATH)])
+    handler = DefaultRequestHandler(
+        agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore(), agent_card=card
+    )
+    return Starlette(
+        routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, common.JSONRPC_PATH)]
+    )
 
 
 def main() -> None:

@@ -21,16 +21,25 @@ from tests.peers.venvs import Generation, ensure_venv
 
 pytestmark = pytest.mark.peers
 
-ACTION = {"a2uiAction": {"userAction": {"name": "book", "surfaceId": "tables", "sourceComponentId": "go",
-                                        "context": {"seats": 2}}}}
+ACTION = {
+    "a2uiAction": {
+        "userAction": {
+            "name": "book",
+            "surfaceId": "tables",
+            "sourceComponentId": "go",
+            "context": {"seats": 2},
+        }
+    }
+}
 
 
 def _start(generation: Generation) -> Agent:
     args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_a2ui_{generation}.py"), "--port", "0"]
     fd, log_name = tempfile.mkstemp(prefix=f"peer-a2ui-{generation}-", suffix=".log")
     with os.fdopen(fd, "w") as log:
-        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True,
-                                   cwd=PEERS_DIR)
+        process = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, cwd=PEERS_DIR
+        )
     agent = Agent(generation, process, Path(log_name))
     agent.wait_ready()
     return agent
@@ -53,11 +62,15 @@ def _texts(run: dict[str, Any]) -> list[str]:
 @pytest.mark.parametrize("client", CLIENT_VERSIONS)
 def test_real_clients_paint_act_and_fail(gateway: tuple[str, Gateway, Agent], client: str) -> None:
     generation, gw, agent = gateway
-    scenario = {"url": gw.base_url + "/agui", "threadId": f"thread-{generation}-{client}", "runs": [
-        {"runId": "paint", "message": "show me tables"},
-        {"runId": "act", "forwardedProps": ACTION},
-        {"runId": "fail", "message": "fail"},
-    ]}
+    scenario = {
+        "url": gw.base_url + "/agui",
+        "threadId": f"thread-{generation}-{client}",
+        "runs": [
+            {"runId": "paint", "message": "show me tables"},
+            {"runId": "act", "forwardedProps": ACTION},
+            {"runId": "fail", "message": "fail"},
+        ],
+    }
     result = run_driver(client, scenario)
     context = f"\n--- gateway log ---\n{gw.log()[-4000:]}\n--- agent log ---\n{agent.log()[-3000:]}"
     assert result["client"] == client
@@ -66,8 +79,10 @@ def test_real_clients_paint_act_and_fail(gateway: tuple[str, Gateway, Agent], cl
         assert not run["invalid"], (run["invalid"], context)
         validate(run["events"], protocol10=client.startswith("1."))
     assert paint["error"] is None and paint["events"][-1]["type"] == "RUN_FINISHED", (paint, context)
-    assert _activities(paint) == {"a2ui-surface-tables": ["createSurface", "updateComponents"],
-                                  "a2ui-surface-promo": ["createSurface", "updateComponents"]}, context
+    assert _activities(paint) == {
+        "a2ui-surface-tables": ["createSurface", "updateComponents"],
+        "a2ui-surface-promo": ["createSurface", "updateComponents"],
+    }, context
     assert _texts(paint) == ["Looking for tables", "Pick a table"]
 
     assert act["error"] is None and act["events"][-1]["type"] == "RUN_FINISHED", (act["events"], context)
@@ -75,11 +90,16 @@ def test_real_clients_paint_act_and_fail(gateway: tuple[str, Gateway, Agent], cl
     assert snaps == ["a2ui-surface-tables", "a2ui-surface-promo"]
     assert _activities(act) == {
         "a2ui-surface-tables": ["createSurface", "updateComponents", "updateDataModel", "updateComponents"],
-        "a2ui-surface-promo": ["createSurface", "updateComponents", "deleteSurface"]}
+        "a2ui-surface-promo": ["createSurface", "updateComponents", "deleteSurface"],
+    }
     assert _texts(act)[-1] == "Booked a table for 2"
 
     last = fail["events"][-1]
-    assert last["type"] == "RUN_ERROR" and last["message"] == "quota exceeded" and last["code"] == "a2a.task_failed"
+    assert (
+        last["type"] == "RUN_ERROR"
+        and last["message"] == "quota exceeded"
+        and last["code"] == "a2a.task_failed"
+    )
     if client.startswith("1."):
         assert paint["events"][-1]["outcome"] == {"type": "success"}
     else:

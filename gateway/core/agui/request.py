@@ -11,11 +11,12 @@ from gateway.core.agui import a2ui
 from gateway.core.agui import events as ev
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.session import ThreadSession
-from gateway.core.translate.enums import INTERRUPTED_V10
+from gateway.core.translate.enums import INTERRUPTED_V10, STATE_TO_V10
 from gateway.core.types import JsonObj
 
 ACCEPTED_OUTPUT_MODES = ["text/plain", "application/json", a2ui.MIME_LEGACY, a2ui.MIME]
 _MEDIA_TYPES = frozenset({"image", "audio", "video", "document"})
+RUNNING_V10 = frozenset({STATE_TO_V10["submitted"], STATE_TO_V10["working"]})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,7 @@ class Plan:
     error: tuple[str, str] | None = None                  # (code, message): end the run at once
     forwarded: str | None = None                          # the user message id to record once accepted
     task_id: str | None = None                            # the task the call continues, if any
+    resubscribe: bool = False                             # the call re-attaches to a running task
 
 
 # ---- user content → v1.0 parts ----------------------------------------------------------------------
@@ -141,6 +143,16 @@ def _action_parts(inp: RunInput, session: ThreadSession, agent: Agent, options: 
     return parts
 
 
+def _resubscription(inp: RunInput, session: ThreadSession, plan: Plan) -> Plan:
+    """No new input: re-attach to the thread's task if it is still running (or the client asks)."""
+    wanted = inp.forwarded.get("a2a")
+    asked = type(wanted) is dict and wanted.get("resubscribe") is True
+    if session.task_id and (session.task_state in RUNNING_V10 or asked):
+        plan.call = Call("subscribe_to_task", {"id": session.task_id})
+        plan.task_id, plan.resubscribe = session.task_id, True
+    return plan
+
+
 def plan_call(inp: RunInput, session: ThreadSession, agent: Agent, options: Options, now: float) -> Plan:
     """The one A2A call this run makes (or none, or an error to end it with)."""
     plan = Plan()
@@ -164,7 +176,7 @@ def plan_call(inp: RunInput, session: ThreadSession, agent: Agent, options: Opti
     for message in fresh:
         parts += user_parts(message.get("content"))
     if not parts:
-        return plan
+        return _resubscription(inp, session, plan)
     plan.forwarded = fresh[-1]["id"] if fresh else None
     out: JsonObj = {"messageId": plan.forwarded or _action_message_id(inp.thread_id, inp.run_id),
                     "role": "ROLE_USER", "parts": parts}

@@ -11,7 +11,7 @@ from gateway.core.agui import a2ui
 from gateway.core.agui import events as ev
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.request import Agent, Call, Options, plan_call
-from gateway.core.agui.session import ThreadSession
+from gateway.core.agui.session import ThreadSession, remember
 from gateway.core.agui.text import Mode, Texts
 from gateway.core.translate.enums import INTERRUPTED_V10, STATE_FROM_V10, TERMINAL_V10
 from gateway.core.types import JsonObj
@@ -48,6 +48,7 @@ class AguiRun:
         self._status_text = ""
         self._forwarded: str | None = None
         self._sent_task: str | None = None
+        self._resubscribe = False
         self.done = False
         self.settled = False      # an interrupted state was reached: the run ends at upstream EOF
         self.items = 0
@@ -64,7 +65,9 @@ class AguiRun:
     def plan(self, agent: Agent) -> tuple[list[JsonObj], Call | None]:
         """The call to make upstream (None: the run is already over) and the events before it."""
         plan = plan_call(self.input, self.session, agent, self.options, self._now())
-        self._forwarded, self._sent_task = plan.forwarded, plan.task_id
+        self._forwarded, self._sent_task, self._resubscribe = plan.forwarded, plan.task_id, plan.resubscribe
+        if plan.resubscribe:   # the client may have lost them with the connection: paint them once more
+            plan.events += [self._snapshot(sid, list(s.ops)) for sid, s in self.session.surfaces.live.items()]
         if plan.error is not None:
             return [*plan.events, *self._error(*plan.error)], None
         if plan.call is None:
@@ -92,6 +95,8 @@ class AguiRun:
         code = error.get("code")
         if code in _STALE_TASK_CODES and self._sent_task is not None:
             self.session.task_id = self.session.task_state = None
+            if self._resubscribe:   # the task ended meanwhile: what the thread holds is its last word
+                return self._finish()
         message = error.get("message") if type(error.get("message")) is str else "upstream error"
         return self._error(f"a2a.rpc.{code}", str(message))
 
@@ -114,10 +119,13 @@ class AguiRun:
         out = [ev.custom("a2a.task", {"taskId": task.get("id"), "contextId": task.get("contextId"),
                                       "state": _state_name(status.get("state"))})]
         state = status.get("state")
-        out += self._status_message(status.get("message"), state)
+        message = status.get("message")
+        if not (type(message) is dict and message.get("messageId") in self.session.seen):   # not a replay
+            out += self._status_message(message, state)
+        task_id = str(task.get("id"))
         for artifact in task.get("artifacts") or []:
-            if type(artifact) is dict:
-                out += self._artifact_parts(artifact, str(task.get("id")), "new", last=True)
+            if type(artifact) is dict and self._artifact_source(task_id, artifact) not in self.session.seen:
+                out += self._artifact_parts(artifact, task_id, "new", last=True)
         return out + self._enter(state)
 
     def _message(self, message: JsonObj) -> list[JsonObj]:
@@ -159,9 +167,13 @@ class AguiRun:
         return out + self._parts(message.get("parts"), self._message_source(message), "cumulative", message)
 
     def _artifact_parts(self, artifact: JsonObj, task_id: str, mode: Mode, *, last: bool) -> list[JsonObj]:
-        source = f"artifact:{task_id}:{artifact.get('artifactId')}"
+        source = self._artifact_source(task_id, artifact)
         out = self._parts(artifact.get("parts"), source, mode, artifact)
         return out + (self._texts.end(source) if last else [])
+
+    @staticmethod
+    def _artifact_source(task_id: str, artifact: JsonObj) -> str:
+        return f"artifact:{task_id}:{artifact.get('artifactId')}"
 
     def _parts(self, parts: Any, source: str, mode: Mode, owner: JsonObj, *,
                text: bool = True) -> list[JsonObj]:
@@ -182,6 +194,8 @@ class AguiRun:
             else:
                 extra.append(_custom_part(part, owner))
         joined = "\n".join(t for t in texts if t)
+        if source:
+            remember(self.session, source)
         out = self._texts.say(source, joined, mode) if text and (joined or mode == "append") else []
         if found:
             snapshots, surfaceless = self.session.surfaces.apply(found, mime)

@@ -11,6 +11,7 @@ from gateway.core.agui.a2ui import CREATE_OP, DELETE_OP, Profile, op_of, profile
 from gateway.core.types import JsonObj
 
 MAX_RETIRED = 256
+MAX_SEEN = 512
 
 
 @dataclass(slots=True)
@@ -71,7 +72,16 @@ class ThreadSession:
     last_forwarded: str | None = None        # id of the last AG-UI user message sent upstream
     pending_interrupt: str | None = None     # interrupt id the client must answer with `resume`
     surfaces: Surfaces = field(default_factory=Surfaces)
+    seen: OrderedDict[str, None] = field(default_factory=OrderedDict)   # text/A2UI sources already shown
     seen_at: float = 0.0
+
+
+def remember(session: ThreadSession, source: str) -> None:
+    """Record that a message or artifact was delivered, so a replay of it (a resubscription's Task) is not."""
+    session.seen[source] = None
+    session.seen.move_to_end(source)
+    while len(session.seen) > MAX_SEEN:
+        session.seen.popitem(last=False)
 
 
 class Sessions:

@@ -4,6 +4,7 @@ It knows nothing of SSE or of when a stream ends (that is core/stream.py)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -67,8 +68,12 @@ def _status_to_v10(ev: Any, cx: Cx, at: str, known: frozenset[str], status_fn: F
         ev = obj(ev, at)
     if not ev.keys() <= known:
         drop_unknown(ev, known, cx, at)
-    out: JsonObj = {}
-    _ids(ev, out, cx, at, fill=False)
+    task_id, context_id = ev.get("taskId"), ev.get("contextId")
+    if type(task_id) is str and type(context_id) is str:
+        out: JsonObj = {"taskId": task_id, "contextId": context_id}
+    else:
+        out = {}
+        _ids(ev, out, cx, at, fill=False)
     status = ev.get("status")
     if status is None:
         raise TranslationError(f"{at}.status", "required member is missing")
@@ -89,7 +94,12 @@ def _status_from_v10(ev: Any, cx: Cx, at: str, status_fn: Fn, *, rpc: bool) -> J
     if not ev.keys() <= _STATUS_V10:
         drop_unknown(ev, _STATUS_V10, cx, at)
     out: JsonObj = {"kind": "status-update"} if rpc else {}
-    _ids(ev, out, cx, at, fill=rpc)
+    task_id, context_id = ev.get("taskId"), ev.get("contextId")
+    if type(task_id) is str and type(context_id) is str and (context_id or not rpc):
+        out["taskId"] = task_id
+        out["contextId"] = context_id
+    else:
+        _ids(ev, out, cx, at, fill=rpc)
     status = ev.get("status")
     if type(status) is not dict:
         if status is None:
@@ -111,16 +121,14 @@ def status_rpc_to_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
     return _status_to_v10(ev, cx, at, _STATUS_RPC, tasks.status_rpc_to_v10)
 
 
-def status_rpc_from_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
-    return _status_from_v10(ev, cx, at, tasks.status_rpc_from_v10, rpc=True)
+status_rpc_from_v10: Fn = functools.partial(_status_from_v10, status_fn=tasks.status_rpc_from_v10, rpc=True)
 
 
 def status_rest_to_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
     return _status_to_v10(ev, cx, at, _STATUS_REST, tasks.status_rest_to_v10)
 
 
-def status_rest_from_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
-    return _status_from_v10(ev, cx, at, tasks.status_rest_from_v10, rpc=False)
+status_rest_from_v10: Fn = functools.partial(_status_from_v10, status_fn=tasks.status_rest_from_v10, rpc=False)
 
 
 # ---- TaskArtifactUpdateEvent ----------------------------------------------------------------------
@@ -228,6 +236,11 @@ _REST_ALIASES: dict[str, str] = {"msg": "message", **_V10_ALIASES}
 
 
 def item_rpc_from_v10(wrapper: Any, cx: Cx, at: str) -> JsonObj:
+    if type(wrapper) is dict and len(wrapper) == 1:  # the common case: one known member
+        for key, value in wrapper.items():
+            fn = _V10_TO_RPC.get(key)
+            if fn is not None:
+                return fn(value, cx, f"{at}.{key}")
     key, member = _member(wrapper, _V10_TO_RPC, at, _V10_ALIASES)
     return _V10_TO_RPC[member](wrapper[key], cx, f"{at}.{key}")
 

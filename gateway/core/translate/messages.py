@@ -130,11 +130,18 @@ def rpc_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
         raise TranslationError(f"{at}.kind", f"expected 'message', got {kind!r}")
     if not msg.keys() <= _RPC_KNOWN:
         drop_unknown(msg, _RPC_KNOWN, cx, at)
-    out: JsonObj = {"messageId": _message_id(msg, at), "role": _role_to_v10(msg, enums.ROLE_TO_V10, at)}
+    mid = msg.get("messageId")
+    if type(mid) is not str:
+        mid = _message_id(msg, at)
+    role = msg.get("role")
+    role = enums.ROLE_TO_V10.get(role) if type(role) is str else None
+    if role is None:
+        role = _role_to_v10(msg, enums.ROLE_TO_V10, at)
     if "parts" not in msg:
         raise TranslationError(f"{at}.parts", "required member is missing")
-    out["parts"] = _rpc_parts_to_v10(msg["parts"], cx, f"{at}.parts")
-    _optional(msg, out, at)
+    out: JsonObj = {"messageId": mid, "role": role, "parts": _rpc_parts_to_v10(msg["parts"], cx, f"{at}.parts")}
+    if len(msg) > 3 + ("kind" in msg):  # kind, messageId, role, parts: more is optional
+        _optional(msg, out, at)
     return out
 
 
@@ -143,15 +150,20 @@ def rpc_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
         msg = obj(msg, at)
     if not msg.keys() <= _V10_KNOWN:
         drop_unknown(msg, _V10_KNOWN, cx, at)
+    mid = msg.get("messageId")
+    if type(mid) is not str:
+        mid = _message_id(msg, at)
     role = msg.get("role")
     role = enums.ROLE_FROM_V10.get(role) if type(role) is str else None
+    items = msg.get("parts")
     out: JsonObj = {
         "kind": "message",
-        "messageId": _message_id(msg, at),
+        "messageId": mid,
         "role": role or _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
-        "parts": _rpc_parts_from_v10(_v10_parts(msg, cx, at), cx, f"{at}.parts"),
+        "parts": _rpc_parts_from_v10(items if items is not None else _v10_parts(msg, cx, at), cx, f"{at}.parts"),
     }
-    _optional(msg, out, at)
+    if len(msg) > 3 or role is None or items is None:  # messageId, role, parts: more is optional
+        _optional(msg, out, at)
     return out
 
 

@@ -3,6 +3,7 @@ every dialect. History and status messages go through `messages`, artifact parts
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -107,20 +108,15 @@ def _ts_passthrough(value: Any, at: str) -> str:
     return value
 
 
-def status_rpc_to_v10(status: Any, cx: Cx, at: str) -> JsonObj:
-    return _status(status, cx, at, enums.STATE_TO_V10, messages.rpc_to_v10, True)
-
-
-def status_rpc_from_v10(status: Any, cx: Cx, at: str) -> JsonObj:
-    return _status(status, cx, at, enums.STATE_FROM_V10, messages.rpc_from_v10, False)
-
-
-def status_rest_to_v10(status: Any, cx: Cx, at: str) -> JsonObj:
-    return _status(status, cx, at, enums.REST_STATE_TO_V10, messages.rest_to_v10, True)
-
-
-def status_rest_from_v10(status: Any, cx: Cx, at: str) -> JsonObj:
-    return _status(status, cx, at, enums.REST_STATE_FROM_V10, messages.rest_from_v10, False)
+# partials, not wrappers: one Python frame per status on the hot path
+status_rpc_to_v10: Fn = functools.partial(_status, states=enums.STATE_TO_V10, msg_fn=messages.rpc_to_v10,
+                                          to_v10=True)
+status_rpc_from_v10: Fn = functools.partial(_status, states=enums.STATE_FROM_V10,
+                                            msg_fn=messages.rpc_from_v10, to_v10=False)
+status_rest_to_v10: Fn = functools.partial(_status, states=enums.REST_STATE_TO_V10,
+                                           msg_fn=messages.rest_to_v10, to_v10=True)
+status_rest_from_v10: Fn = functools.partial(_status, states=enums.REST_STATE_FROM_V10,
+                                             msg_fn=messages.rest_from_v10, to_v10=False)
 
 
 # ---- Artifact -------------------------------------------------------------------------------------

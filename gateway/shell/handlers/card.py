@@ -13,14 +13,14 @@ from gateway.core.translate.errors import rest_error
 from gateway.core.types import Dialect
 from gateway.core.versions import client_version
 from gateway.observability import get_logger, log_notes
-from gateway.shell.keys import SERVED_BINDINGS, SETTINGS, UPSTREAM
+from gateway.shell.keys import LIFECYCLE, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.urls import public_base
 
 log = get_logger("gateway.card")
 
 
 async def handle(request: web.Request) -> web.Response:
-    settings, upstream = request.app[SETTINGS], request.app[UPSTREAM]
+    settings, upstream = request.app[LIFECYCLE].settings, request.app[UPSTREAM]
     headers = {"Vary": "A2A-Version", "Cache-Control": "public, max-age=60"}
     try:
         client = client_version(request.headers.get("A2A-Version"), request.query.get("A2A-Version"))

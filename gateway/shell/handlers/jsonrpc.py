@@ -12,14 +12,17 @@ from aiohttp import web
 
 from gateway.config import Settings
 from gateway.core.bindings import jsonrpc
-from gateway.core.errors import GatewayError, LimitExceeded
+from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded
 from gateway.core.exchange import Call, error_reply
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
 from gateway.core.versions import check_method_version, client_version, method_version, version_declared
-from gateway.observability import bind_exchange, clear, log_exchange
-from gateway.shell.keys import SEALER, SERVED_BINDINGS, SETTINGS, UPSTREAM
+from gateway.observability import bind_exchange, bound, clear, log_exchange
+from gateway.shell.keys import LIFECYCLE, METRICS, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.metrics import outcome_label
 from gateway.shell.proxy import Context, pass_through, respond, translated
+
+_BAD_REPLY = f"error {InvalidAgentResponse.jsonrpc_code}"
 
 
 async def read_body(request: web.Request, limit: int) -> bytes:
@@ -40,19 +43,28 @@ def context(request: web.Request, binding: Binding) -> Context:
     request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex
     bind_exchange(request_id=request_id, binding=binding)
     app = request.app
-    return Context(request, app[SETTINGS], app[UPSTREAM], {"request_id": request_id}, app[SERVED_BINDINGS],
-                   app.get(SEALER))
+    return Context(request, app[LIFECYCLE].settings, app[UPSTREAM], {"request_id": request_id},
+                   app[SERVED_BINDINGS], app.get(SEALER))
 
 
 def finish(ctx: Context, response: web.StreamResponse, started: float) -> web.StreamResponse:
-    """Stamp the request id and write the one log line of the exchange."""
+    """Stamp the request id, write the one log line of the exchange and count it in the metrics."""
     fields = ctx.fields
     request_id = fields.pop("request_id")
     if not response.prepared:
         response.headers["X-Request-Id"] = request_id
     notes = fields.pop("notes", ())
-    log_exchange(notes=notes if isinstance(notes, list) else (), status=response.status,
-                 duration_ms=round((time.monotonic() - started) * 1000, 2), **fields)
+    notes = notes if isinstance(notes, list) else []
+    duration = time.monotonic() - started
+    log_exchange(notes=notes, status=response.status, duration_ms=round(duration * 1000, 2), **fields)
+    at = bound()
+    metrics = ctx.request.app[METRICS]
+    metrics.exchange(operation=str(at.get("operation", "unknown")), client_version=str(at.get("client_version", "")),
+                     upstream_version=str(at.get("upstream_version", "")), binding=str(at.get("binding", "")),
+                     outcome=outcome_label(fields.get("outcome"), response.status), duration_s=duration,
+                     notes=notes)
+    if fields.get("outcome") == _BAD_REPLY:
+        metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
     return response
 
 
@@ -81,6 +93,7 @@ async def _exchange(ctx: Context) -> web.StreamResponse:
                                       settings.server.version_mode)
         bind_exchange(method=rpc.method, client_version=client)
         op, _ = by_method(rpc.method)
+        bind_exchange(operation=op.name)
         ifaces = await ctx.upstream.interfaces(client, Binding.JSONRPC, op.name)
     except GatewayError as err:
         ctx.fields.update(outcome=f"error {err.jsonrpc_code}", error=err.message)

@@ -43,7 +43,7 @@ async def _exchange(ctx: Context, version: Version) -> web.StreamResponse:
     body = await read_body(request, ctx.settings.limits.max_body_bytes)
     query = [(k, v) for k, v in request.query.items() if k != "A2A-Version"]
     call = rest.parse(request.method, request.raw_path.split("?", 1)[0], query, body, version=version)
-    bind_exchange(method=f"{request.method} {call.op.name}", client_version=version)
+    bind_exchange(method=f"{request.method} {call.op.name}", client_version=version, operation=call.op.name)
     ifaces = await ctx.upstream.interfaces(version, Binding.REST, call.op.name)
     iface, *others = ifaces
     bind_exchange(upstream_version=iface.version, upstream_binding=iface.binding)

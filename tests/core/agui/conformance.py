@@ -70,4 +70,6 @@ def texts(events: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def snapshots(events: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    return [(e["messageId"], e["content"]["a2ui_operations"]) for e in events if e["type"] == "ACTIVITY_SNAPSHOT"]
+    return [
+        (e["messageId"], e["content"]["a2ui_operations"]) for e in events if e["type"] == "ACTIVITY_SNAPSHOT"
+    ]

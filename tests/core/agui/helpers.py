@@ -18,8 +18,9 @@ V09 = Agent(streaming=True, a2ui=a2ui.PROFILES["v0.9"])
 PLAIN = Agent(streaming=True, a2ui=None)
 
 
-def body(*messages: dict[str, Any], thread: str = "th", run: str = "r1", v1: bool = True,
-         **extra: Any) -> dict[str, Any]:
+def body(
+    *messages: dict[str, Any], thread: str = "th", run: str = "r1", v1: bool = True, **extra: Any
+) -> dict[str, Any]:
     out: dict[str, Any] = {"threadId": thread, "runId": run, "messages": list(messages), **extra}
     if v1:
         out["protocolVersion"] = "1.0"
@@ -42,13 +43,24 @@ def action(name: str = "book", surface: str = "s1", **more: Any) -> dict[str, An
 class Driver:
     """One run: opening + plan on construction (`events`, `call`), then feed items."""
 
-    def __init__(self, payload: dict[str, Any], session: ThreadSession | None = None, *,
-                 options: Options | None = None, agent: Agent = V10) -> None:
+    def __init__(
+        self,
+        payload: dict[str, Any],
+        session: ThreadSession | None = None,
+        *,
+        options: Options | None = None,
+        agent: Agent = V10,
+    ) -> None:
         counter = itertools.count(1)
         self.session = session if session is not None else ThreadSession()
         self.input = inputs.parse(json.dumps(payload).encode())
-        self.run = AguiRun(self.input, self.session, options or Options(),
-                           new_id=lambda: f"gen-{next(counter)}", now=lambda: NOW)
+        self.run = AguiRun(
+            self.input,
+            self.session,
+            options or Options(),
+            new_id=lambda: f"gen-{next(counter)}",
+            now=lambda: NOW,
+        )
         self.events = self.run.opening()
         planned, self.call = self.run.plan(agent)
         self.events += planned
@@ -72,21 +84,33 @@ class Driver:
 
 # ---- v1.0 A2A items ---------------------------------------------------------------------------------
 
+
 def task(state: str = "submitted", tid: str = "T1", ctx: str = "C1", **more: Any) -> dict[str, Any]:
     return {"task": {"id": tid, "contextId": ctx, "status": {"state": _state(state)}, **more}}
 
 
-def status(state: str, *parts: dict[str, Any], mid: str = "m1", tid: str = "T1", ctx: str = "C1",
-           role: str = "ROLE_AGENT") -> dict[str, Any]:
+def status(
+    state: str,
+    *parts: dict[str, Any],
+    mid: str = "m1",
+    tid: str = "T1",
+    ctx: str = "C1",
+    role: str = "ROLE_AGENT",
+) -> dict[str, Any]:
     st: dict[str, Any] = {"state": _state(state)}
     if parts:
         st["message"] = {"messageId": mid, "role": role, "parts": list(parts)}
     return {"statusUpdate": {"taskId": tid, "contextId": ctx, "status": st}}
 
 
-def artifact(aid: str, *parts: dict[str, Any], append: bool = False, last: bool = False,
-             tid: str = "T1") -> dict[str, Any]:
-    ev: dict[str, Any] = {"taskId": tid, "contextId": "C1", "artifact": {"artifactId": aid, "parts": list(parts)}}
+def artifact(
+    aid: str, *parts: dict[str, Any], append: bool = False, last: bool = False, tid: str = "T1"
+) -> dict[str, Any]:
+    ev: dict[str, Any] = {
+        "taskId": tid,
+        "contextId": "C1",
+        "artifact": {"artifactId": aid, "parts": list(parts)},
+    }
     if append:
         ev["append"] = True
     if last:
@@ -108,6 +132,7 @@ def _state(name: str) -> str:
 
 # ---- A2UI messages ----------------------------------------------------------------------------------
 
+
 def create(sid: str, version: str = "v1.0") -> dict[str, Any]:
     return {"version": version, "createSurface": {"surfaceId": sid, "catalogId": "https://a2ui.org/basic"}}
 
@@ -120,8 +145,9 @@ def delete(sid: str, version: str = "v1.0") -> dict[str, Any]:
     return {"version": version, "deleteSurface": {"surfaceId": sid}}
 
 
-def ui(*messages: dict[str, Any], mime: str | None = a2ui.MIME, as_list: bool = False,
-       where: str = "mediaType") -> dict[str, Any]:
+def ui(
+    *messages: dict[str, Any], mime: str | None = a2ui.MIME, as_list: bool = False, where: str = "mediaType"
+) -> dict[str, Any]:
     part: dict[str, Any] = {"data": list(messages) if as_list or len(messages) != 1 else messages[0]}
     if mime is not None:
         if where == "metadata":

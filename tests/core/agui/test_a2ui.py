@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from gateway.core.agui import a2ui, events
-from gateway.core.agui.session import MAX_RETIRED, Sessions, Surfaces
+from gateway.core.agui.session import MAX_RETIRED, MAX_SEEN, Sessions, Surfaces, ThreadSession, remember
 from gateway.core.agui.text import Texts
 from tests.core.agui.helpers import create, delete, update
 
@@ -26,14 +26,17 @@ def test_negotiation_picks_the_newest_common_version() -> None:
     assert a2ui.extension_uri(a2ui.PROFILES["v0.9.1"]) == "https://a2ui.org/a2a-extension/a2ui/v0.9.1"
 
 
-@pytest.mark.parametrize("message,mime,version", [
-    ({"beginRendering": {"surfaceId": "s", "root": "r"}}, a2ui.MIME_LEGACY, "v0.8"),
-    (create("s", "v0.9"), a2ui.MIME_LEGACY, "v0.9"),
-    (create("s", "v0.9"), a2ui.MIME, "v0.9.1"),
-    (create("s", "v0.10"), a2ui.MIME, "v0.10"),
-    (create("s"), a2ui.MIME, "v1.0"),
-    ({"createSurface": {"surfaceId": "s"}}, None, "v1.0"),
-])
+@pytest.mark.parametrize(
+    "message,mime,version",
+    [
+        ({"beginRendering": {"surfaceId": "s", "root": "r"}}, a2ui.MIME_LEGACY, "v0.8"),
+        (create("s", "v0.9"), a2ui.MIME_LEGACY, "v0.9"),
+        (create("s", "v0.9"), a2ui.MIME, "v0.9.1"),
+        (create("s", "v0.10"), a2ui.MIME, "v0.10"),
+        (create("s"), a2ui.MIME, "v1.0"),
+        ({"createSurface": {"surfaceId": "s"}}, None, "v1.0"),
+    ],
+)
 def test_message_versions(message: dict[str, Any], mime: str | None, version: str) -> None:
     assert a2ui.profile_of_message(message, mime).version == version
 
@@ -92,12 +95,23 @@ def test_text_tracker_modes() -> None:
     assert t.say("a", "more", "append")[1:] == [events.text_start("a#2"), events.text_content("a#2", "more")]
     assert t.say("a", "fresh", "new")[1:] == [events.text_start("a#3"), events.text_content("a#3", "fresh")]
     assert t.end("zzz") == [] and t.end("a") == [events.text_end("a#3")] and t.open_id is None
-    assert t.say("b", "x!")[0] == events.text_start("b#2")     # closed, extended: the delta alone
-    assert t.say("b", "x!")  == [] and t.close()[0]["type"] == "TEXT_MESSAGE_END"
-    assert t.say("b", "x! ") == []                              # a blank delta opens nothing
+    assert t.say("b", "x!")[0] == events.text_start("b#2")  # closed, extended: the delta alone
+    assert t.say("b", "x!") == [] and t.close()[0]["type"] == "TEXT_MESSAGE_END"
+    assert t.say("b", "x! ") == []  # a blank delta opens nothing
 
 
 def test_frames_are_one_lf_terminated_data_line() -> None:
     frame = events.frame(events.text_content("m", "a\nb\r\nc ü/"))
-    assert frame == b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\\nb\\r\\nc \xc3\xbc/"}\n\n'
+    assert (
+        frame == b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\\nb\\r\\nc \xc3\xbc/"}\n\n'
+    )
     assert events.frames([events.run_error("")]) == b'data: {"type":"RUN_ERROR","message":"run failed"}\n\n'
+
+
+def test_seen_sources_are_bounded() -> None:
+    session = ThreadSession()
+    for i in range(MAX_SEEN + 3):
+        remember(session, f"m{i}")
+    remember(session, f"m{MAX_SEEN}")
+    assert len(session.seen) == MAX_SEEN and "m0" not in session.seen
+    assert list(session.seen)[-1] == f"m{MAX_SEEN}"

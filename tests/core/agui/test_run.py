@@ -26,16 +26,30 @@ from tests.core.agui.helpers import (
 
 def test_working_then_input_required_paints_two_surfaces_and_next_run_continues() -> None:  # case 24
     d = Driver(body(user("show")))
-    events = d.feed(task(), status("working", text("Looking"), mid="m1"),
-                    status("input-required", text("Pick one"), ui(create("s1")), ui(create("s2")),
-                           ui(update("s1")), mid="m2"))
+    events = d.feed(
+        task(),
+        status("working", text("Looking"), mid="m1"),
+        status(
+            "input-required", text("Pick one"), ui(create("s1")), ui(create("s2")), ui(update("s1")), mid="m2"
+        ),
+    )
     validate(events, protocol10=True)
     assert texts(events) == {"m1": "Looking", "m2": "Pick one"}
-    assert snapshots(events) == [("a2ui-surface-s1", [create("s1"), update("s1")]),
-                                 ("a2ui-surface-s2", [create("s2")])]
-    assert events[-1] == {"type": "RUN_FINISHED", "threadId": "th", "runId": "r1", "outcome": {"type": "success"}}
-    assert {"type": "CUSTOM", "name": "a2a.task",
-            "value": {"taskId": "T1", "contextId": "C1", "state": "input-required"}} in events
+    assert snapshots(events) == [
+        ("a2ui-surface-s1", [create("s1"), update("s1")]),
+        ("a2ui-surface-s2", [create("s2")]),
+    ]
+    assert events[-1] == {
+        "type": "RUN_FINISHED",
+        "threadId": "th",
+        "runId": "r1",
+        "outcome": {"type": "success"},
+    }
+    assert {
+        "type": "CUSTOM",
+        "name": "a2a.task",
+        "value": {"taskId": "T1", "contextId": "C1", "state": "input-required"},
+    } in events
     nxt = Driver(body(user("show"), user("more", mid="u2"), run="r2"), d.session)
     assert nxt.message["taskId"] == "T1" and nxt.message["contextId"] == "C1"
     assert nxt.message["parts"] == [{"text": "more"}]
@@ -46,15 +60,22 @@ def test_surfaces_in_one_message_are_snapshotted_in_first_touched_order() -> Non
     d.feed(status("input-required", ui(create("s1"), create("s2"), update("s1"), as_list=True)))
     activity = [e for e in d.events if e["type"] == "ACTIVITY_SNAPSHOT"]
     assert [e["messageId"] for e in activity] == ["a2ui-surface-s1", "a2ui-surface-s2"]
-    assert activity[0] == {"type": "ACTIVITY_SNAPSHOT", "messageId": "a2ui-surface-s1",
-                           "activityType": "a2ui-surface",
-                           "content": {"a2ui_operations": [create("s1"), update("s1")]}, "replace": True}
+    assert activity[0] == {
+        "type": "ACTIVITY_SNAPSHOT",
+        "messageId": "a2ui-surface-s1",
+        "activityType": "a2ui-surface",
+        "content": {"a2ui_operations": [create("s1"), update("s1")]},
+        "replace": True,
+    }
 
 
 def test_each_status_update_resnapshots_only_the_surfaces_it_touched() -> None:  # case 26
     d = Driver(body(user("go")))
-    d.feed(status("working", ui(create("s1")), mid="a"), status("working", ui(create("s2")), mid="b"),
-           status("input-required", ui(update("s2")), mid="c"))
+    d.feed(
+        status("working", ui(create("s1")), mid="a"),
+        status("working", ui(create("s2")), mid="b"),
+        status("input-required", ui(update("s2")), mid="c"),
+    )
     assert [s[0] for s in snapshots(d.events)] == ["a2ui-surface-s1", "a2ui-surface-s2", "a2ui-surface-s2"]
     assert snapshots(d.events)[-1][1] == [create("s2"), update("s2")]
 
@@ -69,9 +90,11 @@ def test_a_later_run_resends_the_whole_surface_log() -> None:  # case 27
 
 def test_delete_ends_a_surface_and_a_recreate_starts_a_fresh_log() -> None:  # case 28
     d = Driver(body(user("go")))
-    d.feed(status("working", ui(create("s1")), ui(update("s1")), mid="a"),
-           status("working", ui(delete("s1")), mid="b"),
-           status("input-required", ui(create("s1")), mid="c"))
+    d.feed(
+        status("working", ui(create("s1")), ui(update("s1")), mid="a"),
+        status("working", ui(delete("s1")), mid="b"),
+        status("input-required", ui(create("s1")), mid="c"),
+    )
     assert snapshots(d.events)[1] == ("a2ui-surface-s1", [create("s1"), update("s1"), delete("s1")])
     assert snapshots(d.events)[2] == ("a2ui-surface-s1", [create("s1")])
 
@@ -83,13 +106,17 @@ def test_delete_of_an_unknown_surface_still_reaches_the_client() -> None:
     assert "ghost" not in d.session.surfaces.live
 
 
-@pytest.mark.parametrize("part", [
-    ui(create("s1"), as_list=True),                                    # list data
-    ui(create("s1")),                                                  # object data, mediaType
-    ui(create("s1"), mime="application/json+a2ui", where="metadata"),  # legacy type in metadata
-    ui(create("s1"), mime="application/json+a2ui", where="mimeType"),  # @ag-ui/a2a's top-level mimeType
-    ui(create("s1", version="v0.9"), mime=None),                       # no media type (a2ui-elixir)
-], ids=["list", "object", "legacy-metadata", "toplevel-mimetype", "sniffed"])
+@pytest.mark.parametrize(
+    "part",
+    [
+        ui(create("s1"), as_list=True),  # list data
+        ui(create("s1")),  # object data, mediaType
+        ui(create("s1"), mime="application/json+a2ui", where="metadata"),  # legacy type in metadata
+        ui(create("s1"), mime="application/json+a2ui", where="mimeType"),  # @ag-ui/a2a's top-level mimeType
+        ui(create("s1", version="v0.9"), mime=None),  # no media type (a2ui-elixir)
+    ],
+    ids=["list", "object", "legacy-metadata", "toplevel-mimetype", "sniffed"],
+)
 def test_a2ui_is_recognised_in_every_encoding(part: dict[str, object]) -> None:  # case 29
     d = Driver(body(user("go")))
     d.feed(status("input-required", part))
@@ -98,12 +125,21 @@ def test_a2ui_is_recognised_in_every_encoding(part: dict[str, object]) -> None: 
 
 def test_plain_data_and_files_become_namespaced_custom_events() -> None:  # case 29
     d = Driver(body(user("go")))
-    d.feed(status("completed", {"data": {"answer": 42}}, {"url": "https://x/y.png", "mediaType": "image/png"},
-                  {"raw": "aGVsbG8=", "filename": "h.txt"}, mid="m1"))
+    d.feed(
+        status(
+            "completed",
+            {"data": {"answer": 42}},
+            {"url": "https://x/y.png", "mediaType": "image/png"},
+            {"raw": "aGVsbG8=", "filename": "h.txt"},
+            mid="m1",
+        )
+    )
     custom = [(e["name"], e["value"]) for e in d.events if e["type"] == "CUSTOM" and e["name"] != "a2a.task"]
-    assert custom == [("a2a.data", {"data": {"answer": 42}, "messageId": "m1"}),
-                      ("a2a.file", {"url": "https://x/y.png", "mediaType": "image/png", "messageId": "m1"}),
-                      ("a2a.file", {"filename": "h.txt", "size": 6, "messageId": "m1"})]
+    assert custom == [
+        ("a2a.data", {"data": {"answer": 42}, "messageId": "m1"}),
+        ("a2a.file", {"url": "https://x/y.png", "mediaType": "image/png", "messageId": "m1"}),
+        ("a2a.file", {"filename": "h.txt", "size": 6, "messageId": "m1"}),
+    ]
     assert not snapshots(d.events)
     validate(d.events)
 
@@ -119,13 +155,22 @@ def test_surfaceless_a2ui_messages_are_custom_events() -> None:  # case 30
     call = {"version": "v0.10", "callFunction": {"name": "openUrl", "args": {}}}
     d = Driver(body(user("go")))
     d.feed(status("completed", ui(call)))
-    assert {"type": "CUSTOM", "name": "a2ui.message", "value": {"message": call, "version": "v0.10"}} in d.events
+    assert {
+        "type": "CUSTOM",
+        "name": "a2ui.message",
+        "value": {"message": call, "version": "v0.10"},
+    } in d.events
 
 
 def test_artifact_chunks_are_one_text_message() -> None:  # case 31
     d = Driver(body(user("go")))
-    d.feed(task("working"), artifact("a1", text("Hello")), artifact("a1", text(", world"), append=True),
-           artifact("a1", text("!"), append=True, last=True), status("completed"))
+    d.feed(
+        task("working"),
+        artifact("a1", text("Hello")),
+        artifact("a1", text(", world"), append=True),
+        artifact("a1", text("!"), append=True, last=True),
+        status("completed"),
+    )
     assert texts(d.events) == {"artifact:T1:a1": "Hello, world!"}
     types = d.types()
     assert types.index("TEXT_MESSAGE_END") < types.index("RUN_FINISHED")
@@ -146,15 +191,21 @@ def test_artifact_carrying_a2ui_is_rendered() -> None:  # case 32
 
 def test_empty_or_blank_text_has_no_events() -> None:  # case 33
     d = Driver(body(user("go")))
-    d.feed(status("working", text(""), mid="a"), status("working", text("  \n"), mid="b"), status("completed"))
+    d.feed(
+        status("working", text(""), mid="a"), status("working", text("  \n"), mid="b"), status("completed")
+    )
     assert "TEXT_MESSAGE_START" not in d.types()
 
 
 def test_cumulative_text_of_one_message_becomes_deltas_and_rewrites_a_new_message() -> None:  # case 34
     d = Driver(body(user("go")))
-    d.feed(status("working", text("Hel"), mid="m1"), status("working", text("Hello"), mid="m1"),
-           status("working", text("Hello"), mid="m1"), status("working", text("Bye"), mid="m1"),
-           status("completed"))
+    d.feed(
+        status("working", text("Hel"), mid="m1"),
+        status("working", text("Hello"), mid="m1"),
+        status("working", text("Hello"), mid="m1"),
+        status("working", text("Bye"), mid="m1"),
+        status("completed"),
+    )
     assert texts(d.events) == {"m1": "Hello", "m1#2": "Bye"}
     validate(d.events)
 
@@ -171,8 +222,11 @@ def test_failed_task_ends_with_run_error_carrying_the_status_text() -> None:  # 
 def test_rejected_task_ends_with_run_error() -> None:  # case 36
     d = Driver(body(user("go")))
     d.feed(status("rejected"))
-    assert d.events[-1] == {"type": "RUN_ERROR", "message": "upstream agent rejected the task",
-                            "code": "a2a.task_rejected"}
+    assert d.events[-1] == {
+        "type": "RUN_ERROR",
+        "message": "upstream agent rejected the task",
+        "code": "a2a.task_rejected",
+    }
 
 
 @pytest.mark.parametrize("v1", [True, False])
@@ -211,9 +265,14 @@ def test_rpc_error_on_a_continuation_clears_the_task() -> None:  # case 39
 def test_stream_ending_while_working_is_an_error() -> None:  # case 41
     d = Driver(body(user("go")))
     d.feed(task("working"), status("working", text("half")))
-    assert d.events[-2:] == [{"type": "TEXT_MESSAGE_END", "messageId": "m1"},
-                             {"type": "RUN_ERROR", "message": "upstream stream ended before the task finished",
-                              "code": "upstream.incomplete"}]
+    assert d.events[-2:] == [
+        {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+        {
+            "type": "RUN_ERROR",
+            "message": "upstream stream ended before the task finished",
+            "code": "upstream.incomplete",
+        },
+    ]
 
 
 def test_input_required_waits_for_eof_then_finishes() -> None:  # case 42
@@ -224,10 +283,15 @@ def test_input_required_waits_for_eof_then_finishes() -> None:  # case 42
 
 
 def test_blocking_task_result_maps_like_a_stream() -> None:  # case 44
-    result = task("input-required", status={"state": "TASK_STATE_INPUT_REQUIRED", "message": {
-        "messageId": "m2", "role": "ROLE_AGENT", "parts": [text("Pick"), ui(create("s1"))]}},
+    result = task(
+        "input-required",
+        status={
+            "state": "TASK_STATE_INPUT_REQUIRED",
+            "message": {"messageId": "m2", "role": "ROLE_AGENT", "parts": [text("Pick"), ui(create("s1"))]},
+        },
         artifacts=[{"artifactId": "a1", "parts": [text("report")]}],
-        history=[{"messageId": "u1", "role": "ROLE_USER", "parts": [text("go")]}])
+        history=[{"messageId": "u1", "role": "ROLE_USER", "parts": [text("go")]}],
+    )
     d = Driver(body(user("go")))
     d.feed(result)
     assert texts(d.events) == {"m2": "Pick", "artifact:T1:a1": "report"}
@@ -285,14 +349,25 @@ def test_interrupt_mode_round_trip() -> None:  # case 51
     d = Driver(body(user("go")), options=opts)
     d.feed(task(), status("input-required", text("Which size?")))
     outcome = d.events[-1]["outcome"]
-    assert outcome == {"type": "interrupt", "interrupts": [
-        {"id": "a2a:T1", "reason": "input_required", "metadata": {"taskId": "T1", "contextId": "C1"},
-         "message": "Which size?"}]}
+    assert outcome == {
+        "type": "interrupt",
+        "interrupts": [
+            {
+                "id": "a2a:T1",
+                "reason": "input_required",
+                "metadata": {"taskId": "T1", "contextId": "C1"},
+                "message": "Which size?",
+            }
+        ],
+    }
     validate(d.events, protocol10=True)
     blocked = Driver(body(user("go"), user("x", mid="u2"), run="r2"), d.session, options=opts)
     assert blocked.call is None and blocked.events[-1]["code"] == "agui.pending_interrupt"
-    resumed = Driver(body(run="r3", resume=[{"interruptId": "a2a:T1", "status": "resolved", "payload": "L"}]),
-                     d.session, options=opts)
+    resumed = Driver(
+        body(run="r3", resume=[{"interruptId": "a2a:T1", "status": "resolved", "payload": "L"}]),
+        d.session,
+        options=opts,
+    )
     assert resumed.message["taskId"] == "T1" and resumed.message["parts"] == [{"text": "L"}]
 
 
@@ -300,8 +375,9 @@ def test_interrupt_cancelled_cancels_the_task() -> None:
     opts = Options(input_required_as_interrupt=True)
     d = Driver(body(user("go")), options=opts)
     d.feed(task(), status("input-required", text("?")))
-    cancel = Driver(body(run="r2", resume=[{"interruptId": "a2a:T1", "status": "cancelled"}]), d.session,
-                    options=opts)
+    cancel = Driver(
+        body(run="r2", resume=[{"interruptId": "a2a:T1", "status": "cancelled"}]), d.session, options=opts
+    )
     assert cancel.call is not None and cancel.call.operation == "cancel_task"
     assert cancel.call.params == {"id": "T1"}
     cancel.feed(task("canceled"))
@@ -312,3 +388,100 @@ def test_interrupt_mode_is_off_for_0x_clients() -> None:
     d = Driver(body(user("go"), v1=False), options=Options(input_required_as_interrupt=True))
     d.feed(status("input-required", text("?")))
     assert "outcome" not in d.events[-1] and d.session.pending_interrupt is None
+
+
+def test_odd_items_and_parts_are_tolerated() -> None:
+    d = Driver(body(user("go")))
+    d.feed(
+        task("working", artifacts=["junk", {"artifactId": "a", "parts": [text("art")]}]),
+        {"artifactUpdate": {"taskId": "T1", "artifact": "junk"}},
+        status("working", "junk", text("x"), mid="p"),  # type: ignore[arg-type]
+        {"statusUpdate": {"taskId": "T1", "status": {"message": {"messageId": "q", "parts": [text("y")]}}}},
+        {
+            "statusUpdate": {
+                "taskId": "T1",
+                "status": {"state": "TASK_STATE_WORKING", "message": {"parts": "junk"}},
+            }
+        },
+        status("completed", {"data": {"a": 1}, "metadata": {"mimeType": "application/json"}}, mid="z"),
+    )
+    validate(d.events)
+    assert {
+        "type": "CUSTOM",
+        "name": "a2a.data",
+        "value": {"data": {"a": 1}, "mediaType": "application/json", "messageId": "z"},
+    } in d.events
+    assert d.events[-1]["type"] == "RUN_FINISHED"
+
+
+def test_rpc_error_without_a_continued_task_keeps_the_session() -> None:
+    session = ThreadSession(context_id="C1", task_id="T9", task_state="TASK_STATE_COMPLETED")
+    d = Driver(body(user("go")), session)
+    d.events += d.run.on_rpc_error({"code": -32001, "message": 5})
+    assert d.events[-1]["message"] == "upstream error" and session.task_id == "T9"
+
+
+def test_interrupt_without_status_text_has_no_message() -> None:
+    d = Driver(body(user("go")), options=Options(input_required_as_interrupt=True))
+    d.feed(task(), status("input-required"))
+    assert "message" not in d.events[-1]["outcome"]["interrupts"][0]
+
+
+def test_resume_payloads_become_parts() -> None:
+    opts = Options(input_required_as_interrupt=True)
+    for payload, parts in (
+        ({"text": "t"}, [{"text": "t"}]),
+        ({"n": 1}, [{"data": {"n": 1}, "mediaType": "application/json"}]),
+        (" ", []),
+        (None, []),
+    ):
+        d = Driver(body(user("go")), options=opts)
+        d.feed(task(), status("input-required", text("?")))
+        resumed = Driver(
+            body(run="r2", resume=[{"interruptId": "a2a:T1", "status": "resolved", "payload": payload}]),
+            d.session,
+            options=opts,
+        )
+        assert (resumed.message["parts"] if resumed.call else []) == parts
+
+
+def test_resubscribe_to_a_working_task_does_not_repeat_what_was_shown() -> None:  # case 47
+    d = Driver(body(user("go")))
+    d.feed(task(), status("working", text("step 1"), ui(create("s1")), mid="m1"), artifact("a", text("part")))
+    assert d.events[-1]["code"] == "upstream.incomplete" and d.session.task_state == "TASK_STATE_WORKING"
+    again = Driver(body(user("go"), run="r2"), d.session)
+    assert again.call is not None and again.call.operation == "subscribe_to_task"
+    assert again.call.params == {"id": "T1"}
+    assert again.types() == ["RUN_STARTED", "ACTIVITY_SNAPSHOT"]  # the live surface, painted once more
+    replay = task(
+        "working",
+        status={
+            "state": "TASK_STATE_WORKING",
+            "message": {"messageId": "m1", "role": "ROLE_AGENT", "parts": [text("step 1"), ui(create("s1"))]},
+        },
+        artifacts=[{"artifactId": "a", "parts": [text("part")]}],
+    )
+    again.feed(replay, status("completed", text("done"), mid="m2"))
+    validate(again.events)
+    assert texts(again.events) == {"m2": "done"}
+    assert len(snapshots(again.events)) == 1
+    assert again.session.surfaces.live["s1"].ops == [create("s1")]
+
+
+def test_resubscribe_to_a_task_that_ended_finishes_from_the_stored_state() -> None:  # case 48
+    session = ThreadSession(
+        context_id="C1", task_id="T1", task_state="TASK_STATE_WORKING", last_forwarded="u1"
+    )
+    d = Driver(body(user("go")), session)
+    assert d.call is not None and d.call.operation == "subscribe_to_task"
+    d.events += d.run.on_rpc_error({"code": -32004, "message": "Task is in a terminal state"})
+    assert d.events[-1]["type"] == "RUN_FINISHED" and session.task_id is None
+
+
+def test_resubscribe_on_request_and_not_for_finished_threads() -> None:
+    session = ThreadSession(
+        context_id="C1", task_id="T1", task_state="TASK_STATE_INPUT_REQUIRED", last_forwarded="u1"
+    )
+    assert Driver(body(user("go")), session).call is None
+    asked = Driver(body(user("go"), run="r2", forwardedProps={"a2a": {"resubscribe": True}}), session)
+    assert asked.call is not None and asked.call.operation == "subscribe_to_task"

@@ -1,0 +1,418 @@
+"""Owns the life of one gateway process: in-flight requests (one middleware) and open streams (the
+relay's handles), readiness, the SIGTERM drain, SIGHUP reloads, and the listeners' runners and signals.
+
+Drain, in order: readiness fails; the listening sockets close (no new connections) and idle keep-alive
+connections are closed; requests in flight continue; after `server.stream_drain_seconds` every open
+stream is ended after its last complete event (`: draining`, then the end of the response); at
+`server.shutdown_grace_seconds` whatever is still running is cancelled; the app is cleaned up; exit 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import signal
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, Protocol
+
+import aiohttp
+from aiohttp import web
+
+from gateway.config import ConfigError, Settings
+from gateway.observability import bound, configure, get_logger
+from gateway.shell.metrics import Metrics
+from gateway.shell.upstream import Upstream
+
+__all__ = ["Drained", "Lifecycle", "Process", "StreamHandle", "restart_keys"]
+
+log = get_logger("gateway.lifecycle")
+
+READY_POLL_SECONDS = 1.0
+CANCEL_WAIT_SECONDS = 2.0  # after the grace: how long cancelled handlers get to unwind
+# keys read once when the app is built: a reload that changes them is logged as needing a restart
+RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.trusted_proxies",
+                    "admin.", "tracing.", "push.", "agui.")
+
+
+class Drained(Exception):
+    """Set on a stream's upstream reader to wake its relay loop: the gateway is draining."""
+
+
+class _Stoppable(Protocol):
+    """What a stream handle needs of the relay's translator (see shell.relay.Relay)."""
+
+    @property
+    def events_out(self) -> int: ...
+
+
+class StreamHandle:
+    """One open stream, registered by the relay loop while it runs."""
+
+    __slots__ = ("_counted", "_lifecycle", "_reader", "mode", "relay", "stopping")
+
+    def __init__(self, lifecycle: Lifecycle, reader: aiohttp.StreamReader, relay: _Stoppable, mode: str) -> None:
+        self._lifecycle = lifecycle
+        self._reader = reader
+        self.relay = relay
+        self.mode = mode
+        self.stopping = False
+        self._counted = 0
+
+    @property
+    def at_boundary(self) -> bool:
+        """Everything written so far ends with a complete event (a translator only writes whole ones)."""
+        return bool(getattr(self.relay, "at_boundary", True))
+
+    def stop(self) -> None:
+        """End this stream after its last complete event; wake the loop if it waits for the upstream."""
+        if self.stopping:
+            return
+        self.stopping = True
+        if hasattr(self.relay, "stopping"):
+            self.relay.stopping = True  # a pass-through cuts its next chunk at an event boundary
+        if self.at_boundary:
+            self._reader.set_exception(Drained())
+
+    def sync(self) -> None:
+        """Count the events written since the last call."""
+        n = self.relay.events_out - self._counted
+        if n > 0:
+            self._counted += n
+            self._lifecycle.metrics.events_relayed(n, self.mode)
+
+    def upstream_error(self, kind: str) -> None:
+        self._lifecycle.metrics.upstream_error(kind)
+
+    def close(self) -> None:
+        self.sync()
+        self._lifecycle._streams.discard(self)
+        self._lifecycle.metrics.open_streams.dec()
+
+
+class Lifecycle:
+    """In-flight requests, open streams, readiness and the settings in force for one gateway app."""
+
+    def __init__(self, settings: Settings, upstream: Upstream, metrics: Metrics, *,
+                 count_reloads: bool = True) -> None:
+        self.settings = settings  # replaced as a whole by reload(): read it per request
+        self.upstream = upstream
+        self.metrics = metrics
+        self.count_reloads = count_reloads  # False in a supervised worker: its parent counts reloads
+        self.draining = False
+        self.server: web.Server | None = None  # set by Process: its connections count against the limit
+        self.generation = 0  # bumped by every reload; requests remember the one they started in
+        self.handled = 0  # requests this process has taken (the admin /workers endpoint)
+        self._tasks: dict[asyncio.Task[Any], int] = {}
+        self._by_generation: Counter[int] = Counter()
+        self._streams: set[StreamHandle] = set()
+        self._streams_stopped = False
+        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        self._jobs: set[asyncio.Task[None]] = set()
+
+    # ---- requests (the middleware) ---------------------------------------------------------------
+
+    @web.middleware
+    async def middleware(self, request: web.Request,
+                         handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+        server = self.server
+        if server is not None and len(server.connections) > self.settings.limits.max_client_connections:
+            self.metrics.overloaded.inc()
+            response = web.json_response({"error": "too many connections"}, status=503,
+                                         headers={"Retry-After": "1"})
+            response.force_close()
+            return response
+        task = asyncio.current_task()
+        assert task is not None
+        generation = self.generation
+        self._tasks[task] = generation
+        self._by_generation[generation] += 1
+        self.handled += 1
+        self.metrics.in_flight.inc()
+        self.metrics.worker_requests.set(self.handled)
+        try:
+            return await handler(request)
+        except asyncio.CancelledError:
+            self._count_cancelled()
+            raise
+        finally:
+            self.metrics.in_flight.dec()
+            self._tasks.pop(task, None)
+            self._by_generation[generation] -= 1
+            if not self._by_generation[generation]:
+                del self._by_generation[generation]
+            self._notify()
+
+    def _count_cancelled(self) -> None:
+        """An exchange whose handler was cancelled (client gone, or the drain's deadline) never reaches
+        its log line; count it from the fields bound so far."""
+        fields = bound()
+        operation = fields.get("operation")
+        if operation is None:
+            return
+        self.metrics.requests.labels(operation, fields.get("client_version", ""),
+                                     fields.get("upstream_version", ""), fields.get("binding", ""),
+                                     "cancelled").inc()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    @property
+    def open_streams(self) -> int:
+        return len(self._streams)
+
+    def _notify(self) -> None:
+        for predicate, future in list(self._waiters):
+            if not future.done() and predicate():
+                future.set_result(None)
+
+    async def _wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        if predicate():
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        entry = (predicate, future)
+        self._waiters.append(entry)
+        try:
+            await asyncio.wait_for(future, max(0.0, timeout))
+        except TimeoutError:
+            pass
+        finally:
+            self._waiters.remove(entry)
+        return predicate()
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """Wait until no request is in flight; whether that happened within `timeout` seconds."""
+        return await self._wait_until(lambda: not self._tasks, timeout)
+
+    # ---- streams (the relay loop) ----------------------------------------------------------------
+
+    def stream(self, reader: aiohttp.StreamReader, relay: _Stoppable, mode: str) -> StreamHandle:
+        handle = StreamHandle(self, reader, relay, mode)
+        self._streams.add(handle)
+        self.metrics.open_streams.inc()
+        if self._streams_stopped:
+            handle.stop()
+        return handle
+
+    def stop_streams(self) -> int:
+        """End every open stream (and any opened from now on) after its last complete event."""
+        self._streams_stopped = True
+        streams = list(self._streams)
+        for handle in streams:
+            handle.stop()
+        return len(streams)
+
+    # ---- readiness ------------------------------------------------------------------------------
+
+    def readiness(self) -> tuple[bool, str]:
+        """(ready, reason): the upstream agent is known (its card fetched, or its version fixed in
+        configuration) and the gateway is not draining."""
+        if self.draining:
+            return False, "draining: the gateway is shutting down"
+        upstream = self.upstream
+        if upstream.settings.version != "auto" or upstream.card_known:
+            return True, "ready"
+        error = upstream.last_card_error
+        return False, "the upstream agent card is not known yet" + (f": {error}" if error else "")
+
+    async def cleanup_ctx(self, app: web.Application) -> AsyncIterator[None]:
+        """For `app.cleanup_ctx`: keeps the `ready` gauge current (the supervisor reads it per worker);
+        in a worker, drains when the parent process has gone."""
+        parent = os.getppid()
+        watcher = asyncio.get_running_loop().create_task(self._watch(parent), name="ready-watch")
+        yield
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        for job in list(self._jobs):
+            job.cancel()
+        if self._jobs:
+            await asyncio.wait(self._jobs)
+
+    async def _watch(self, parent: int) -> None:
+        while True:
+            self.metrics.ready.set(1 if self.readiness()[0] else 0)
+            if not self.count_reloads and os.getppid() != parent and not self.draining:
+                log.warning("parent_gone", parent=parent)
+                os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(READY_POLL_SECONDS)
+
+    # ---- reload ---------------------------------------------------------------------------------
+
+    def reload(self, loader: Callable[[], Settings]) -> bool:
+        """SIGHUP: load and validate the configuration again. On success new requests get the new
+        settings (a changed upstream gets a new session; the old one closes when the requests that
+        use it are done); on failure the running settings stay. Either way: logged and counted."""
+        try:
+            new = loader()
+        except ConfigError as exc:
+            log.error("config_reload_failed", problems=[str(p) for p in exc.problems],
+                      detail="keeping the running configuration")
+            if self.count_reloads:
+                self.metrics.config_reload("error")
+            return False
+        old = self.settings
+        changed = _changed_keys(old, new)
+        static = [k for k in changed if k.startswith(RESTART_PREFIXES)]
+        self.settings = new
+        self.generation += 1
+        retired = self.upstream.reconfigure(new.upstream, max_body_bytes=new.limits.max_body_bytes,
+                                            max_connections=new.limits.max_connections)
+        if retired is not None:
+            self._spawn(self._close_after(retired, self.generation - 1))
+        if new.log != old.log:
+            configure(new.log)
+        if self.count_reloads:
+            self.metrics.config_reload("ok")
+        log.info("config_reloaded", changed=changed)
+        if static:
+            log.warning("config_reload_needs_restart", keys=static,
+                        detail="these keys are read at start-up; the running values stay until a restart")
+        return True
+
+    async def _close_after(self, session: aiohttp.ClientSession, generation: int) -> None:
+        await self._wait_until(lambda: not any(g <= generation for g in self._by_generation), float("inf"))
+        await self.upstream.close_retired(session)
+
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
+
+    # ---- drain ----------------------------------------------------------------------------------
+
+    async def cancel_leftovers(self) -> int:
+        """The grace is over: cancel every handler still running and give them a moment to unwind."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=CANCEL_WAIT_SECONDS)
+        return len(tasks)
+
+
+def _flatten(obj: object, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    for f in dataclasses.fields(obj):  # type: ignore[arg-type]
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            out.update(_flatten(value, f"{prefix}{f.name}."))
+        else:
+            out[f"{prefix}{f.name}"] = dict(value) if hasattr(value, "items") else value
+    return out
+
+
+def _changed_keys(old: Settings, new: Settings) -> list[str]:
+    a, b = _flatten(old), _flatten(new)
+    return sorted(k for k in a if a[k] != b.get(k))
+
+
+def restart_keys(old: Settings, new: Settings) -> list[str]:
+    """Changed keys that only take effect after a restart."""
+    return [k for k in _changed_keys(old, new) if k.startswith(RESTART_PREFIXES)]
+
+
+class Process:
+    """One serving process: the app's runner and listener (SO_REUSEPORT under a supervisor), the admin
+    listener unless a parent serves it, the signal handlers, and the drain."""
+
+    def __init__(self, app: web.Application, lifecycle: Lifecycle, *, admin: web.Application | None = None,
+                 loader: Callable[[], Settings] | None = None, reuse_port: bool = False) -> None:
+        self.app = app
+        self.lifecycle = lifecycle
+        self.admin = admin
+        self.loader = loader
+        self.reuse_port = reuse_port
+        self.runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True,
+                                    shutdown_timeout=CANCEL_WAIT_SECONDS)
+        self.admin_runner = (web.AppRunner(admin, handle_signals=False, access_log=None,
+                                           shutdown_timeout=1.0) if admin is not None else None)
+        self.site: web.TCPSite | None = None
+        self._stop = asyncio.Event()
+        self._drained = False
+        self._reloads: set[asyncio.Task[None]] = set()
+
+    @property
+    def port(self) -> int:
+        """The main listener's port (useful with port 0)."""
+        return int(self.runner.addresses[0][1])
+
+    @property
+    def admin_port(self) -> int | None:
+        return int(self.admin_runner.addresses[0][1]) if self.admin_runner is not None else None
+
+    async def start(self, host: str, port: int, admin: tuple[str, int] | None = None) -> None:
+        await self.runner.setup()
+        self.lifecycle.server = self.runner.server
+        self.site = web.TCPSite(self.runner, host, port, reuse_port=self.reuse_port or None)
+        await self.site.start()
+        if self.admin_runner is not None and admin is not None:
+            await self.admin_runner.setup()
+            await web.TCPSite(self.admin_runner, admin[0], admin[1]).start()
+
+    async def close(self) -> None:
+        """Release the runners without a drain (start failed)."""
+        await self.runner.cleanup()
+        if self.admin_runner is not None:
+            await self.admin_runner.cleanup()
+
+    def install_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, self._on_stop, "SIGTERM")
+        loop.add_signal_handler(signal.SIGINT, self._on_stop, "SIGINT")
+        if self.loader is not None:
+            loop.add_signal_handler(signal.SIGHUP, self._on_reload)
+
+    def _on_stop(self, name: str) -> None:
+        if self._stop.is_set():
+            log.info("drain_in_progress", signal=name)
+        self._stop.set()
+
+    def _on_reload(self) -> None:
+        loader = self.loader
+        assert loader is not None
+        log.info("config_reload", signal="SIGHUP")
+        self.lifecycle.reload(loader)
+
+    async def run(self) -> int:
+        """Serve until SIGTERM or SIGINT, then drain; the exit status (0)."""
+        self.install_signals()
+        await self._stop.wait()
+        await self.drain()
+        return 0
+
+    async def drain(self) -> None:
+        """Readiness off, listener closed, in-flight requests finished or (after the grace) cancelled,
+        streams ended cleanly, the app cleaned up. Idempotent."""
+        if self._drained:
+            return
+        self._drained = True
+        lc, settings = self.lifecycle, self.lifecycle.settings
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        grace = settings.server.shutdown_grace_seconds
+        lc.draining = True
+        lc.metrics.ready.set(0)
+        log.info("drain_start", in_flight=lc.in_flight, streams=lc.open_streams, grace_s=grace)
+        if self.site is not None:
+            await self.site.stop()  # the listening socket closes: no new connections
+        server = self.runner.server
+        if server is not None:
+            await asyncio.sleep(0)  # requests already read get to their handlers first
+            server.pre_shutdown()  # idle keep-alive connections close; busy ones after their reply
+        stream_deadline = started + min(settings.server.stream_drain_seconds, grace)
+        await lc.wait_idle(stream_deadline - loop.time())
+        stopped = lc.stop_streams()
+        idle = await lc.wait_idle(started + grace - loop.time())
+        cancelled = 0 if idle else await lc.cancel_leftovers()
+        await self.runner.cleanup()
+        log.info("drain_done", streams_ended=stopped, cancelled=cancelled,
+                 duration_s=round(loop.time() - started, 3))
+        if cancelled:
+            log.warning("drain_cancelled_requests", count=cancelled, grace_s=grace)
+        if self.admin_runner is not None:
+            await self.admin_runner.cleanup()
+

@@ -1,0 +1,157 @@
+"""Owns the Prometheus metrics of one gateway process: a per-app registry (tests build many apps), the
+names, types and labels of every series, and the text exposition; it decides nothing about requests.
+
+Several workers (`server.workers` > 1) share nothing in memory, and SO_REUSEPORT hides them behind one
+port, so a scrape cannot pick a worker: they run in prometheus-client's multiprocess mode instead
+(PROMETHEUS_MULTIPROC_DIR, set by the parent before any worker starts), and the parent's admin
+listener serves the sum over the workers' files (`multiprocess_registry`). Gauges say how they
+combine: `livesum` for counts of open things, `liveall` (one series per pid) for per-worker state.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+
+from gateway import __version__
+from gateway.core.notes import Note
+from gateway.shell.push_sender import PushCounter
+
+__all__ = ["CONTENT_TYPE", "LATENCY_BUCKETS", "MULTIPROC_ENV", "Metrics", "MetricsPushCounter",
+           "SupervisorMetrics", "multiprocess_registry", "outcome_label", "render"]
+
+PREFIX = "a2a_gateway_"
+# every name here is a classic one, so the body is the 0.0.4 text format every Prometheus version reads
+CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+# 1 ms .. 60 s: unary translation adds well under a millisecond; streams last as long as their task.
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+OUTCOMES = frozenset({"ok", "stream", "error", "rejected", "cancelled"})
+UPSTREAM_ERROR_KINDS = ("connect", "timeout", "bad_reply", "http_5xx", "stream_broken")
+
+
+def outcome_label(outcome: object, status: int) -> str:
+    """The exchange log's free-form `outcome` ("ok", "error -32001", "http 404", "stream", …) folded into
+    a small label set: ok, stream, error, rejected, cancelled."""
+    head = outcome.split(" ", 1)[0] if isinstance(outcome, str) else ""
+    if head in OUTCOMES:
+        return head
+    return "ok" if status < 400 else "error"
+
+
+class Metrics:
+    """Every series of one gateway process, registered in its own registry."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        disable_created_metrics()  # no `*_created` series: they double the output and nobody graphs them
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            PREFIX + "requests", "Exchanges answered, by operation, client and upstream version, client "
+            "binding and outcome (ok, stream, error, rejected, cancelled).",
+            ("operation", "client_version", "upstream_version", "binding", "outcome"), registry=r)
+        self.duration = Histogram(
+            PREFIX + "request_duration_seconds", "Time from request to the end of the reply (for "
+            "streaming operations: the stream's lifetime).",
+            ("operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS, registry=r)
+        self.in_flight = Gauge(PREFIX + "in_flight_requests", "Requests being handled.",
+                               registry=r, multiprocess_mode="livesum")
+        self.open_streams = Gauge(PREFIX + "open_streams", "SSE streams being relayed.",
+                                  registry=r, multiprocess_mode="livesum")
+        self.sse_events = Counter(
+            PREFIX + "sse_events_relayed", "SSE events written to clients: translated streams count events, "
+            "pass-through streams count SSE blocks (keep-alive comments included).", ("mode",), registry=r)
+        self.notes = Counter(PREFIX + "translation_notes", "Translation notes (loss, coercion, defaults) "
+                             "of exchanges, by code.", ("code",), registry=r)
+        self.upstream_errors = Counter(
+            PREFIX + "upstream_errors", "Failed upstream calls by kind: connect, timeout, bad_reply, "
+            "http_5xx, stream_broken.", ("kind",), registry=r)
+        self.push = Counter(PREFIX + "push_deliveries", "Push-relay events by outcome (received, "
+                            "delivered, retry, rejected, refused, failed, …).", ("outcome",), registry=r)
+        self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
+                                      ("outcome",), registry=r)
+        self.config_reloads = _config_reloads(r)
+        self.overloaded = Counter(PREFIX + "connection_limit_rejections", "Requests answered 503 because "
+                                  "limits.max_client_connections was reached.", registry=r)
+        self.ready = Gauge(PREFIX + "ready", "1 while the process is ready for traffic (per worker).",
+                           registry=r, multiprocess_mode="liveall")
+        self.worker_requests = Gauge(PREFIX + "worker_requests", "Requests handled by this worker process "
+                                     "since it started (per worker).", registry=r, multiprocess_mode="liveall")
+        self.build_info = Gauge(PREFIX + "build_info", "The gateway's version.", ("version",), registry=r,
+                                multiprocess_mode="max")
+        self.build_info.labels(__version__).set(1)
+        for kind in UPSTREAM_ERROR_KINDS:  # present at 0 from the start, so rate() sees the first error
+            self.upstream_errors.labels(kind)
+
+    # ---- one exchange (handlers' finish) ---------------------------------------------------------
+
+    def exchange(self, *, operation: str, client_version: str, upstream_version: str, binding: str,
+                 outcome: str, duration_s: float, notes: Iterable[Note] = ()) -> None:
+        self.requests.labels(operation, client_version, upstream_version, binding, outcome).inc()
+        self.duration.labels(operation, client_version, upstream_version).observe(duration_s)
+        for note in notes:
+            self.notes.labels(note.code).inc()
+
+    # ---- the API of the other shell modules ------------------------------------------------------
+
+    def upstream_error(self, kind: str) -> None:
+        self.upstream_errors.labels(kind).inc()
+
+    def push_delivery(self, outcome: str, n: int = 1) -> None:
+        self.push.labels(outcome).inc(n)
+
+    def card_refresh(self, outcome: str) -> None:
+        self.card_refreshes.labels(outcome).inc()
+
+    def config_reload(self, outcome: str) -> None:
+        self.config_reloads.labels(outcome).inc()
+
+    def events_relayed(self, n: int, mode: str) -> None:
+        self.sse_events.labels(mode).inc(n)
+
+    def render(self) -> bytes:
+        return render(self.registry)
+
+
+def _config_reloads(registry: CollectorRegistry | None) -> Counter:
+    return Counter(PREFIX + "config_reloads", "SIGHUP configuration reloads by outcome (ok, error).",
+                   ("outcome",), registry=registry)
+
+
+class SupervisorMetrics:
+    """The parent's own series (workers > 1). Registered nowhere: in multiprocess mode they go to the
+    same files as the workers' and are summed with them."""
+
+    def __init__(self) -> None:
+        self.config_reloads = _config_reloads(None)
+        self.worker_restarts = Counter(PREFIX + "worker_restarts", "Workers restarted after they exited "
+                                       "unexpectedly.", registry=None)
+
+
+class MetricsPushCounter(PushCounter):
+    """The push sender's outcome counter, also counted in Prometheus (it keeps its own snapshot)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        super().__init__()
+        self._metrics = metrics
+
+    def add(self, outcome: str, n: int = 1) -> None:
+        super().add(outcome, n)
+        self._metrics.push_delivery(outcome, n)
+
+
+def render(registry: CollectorRegistry) -> bytes:
+    """The Prometheus text exposition of `registry`."""
+    return generate_latest(registry)
+
+
+def multiprocess_registry(path: str | None = None) -> CollectorRegistry:
+    """A registry that sums every worker's files in the multiprocess directory (the parent's /metrics)."""
+    from prometheus_client import multiprocess
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=path or os.environ[MULTIPROC_ENV])  # type: ignore[no-untyped-call]
+    return registry

@@ -34,7 +34,8 @@ TASK_V10 = {"jsonrpc": "2.0", "id": 2, "result": {
     "artifacts": [{"artifactId": "a-1", "name": "report.pdf",
                    "parts": [{"raw": _B64, "mediaType": "application/pdf", "filename": "report.pdf"}]}]}}
 TASK_V03 = {"jsonrpc": "2.0", "id": 2, "result": {
-    "kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "completed", "timestamp": "2025-04-02T16:59:25Z"},
+    "kind": "task", "id": "t-1", "contextId": "c-1",
+    "status": {"state": "completed", "timestamp": "2025-04-02T16:59:25Z"},
     "artifacts": [{"artifactId": "a-1", "name": "report.pdf", "parts": [
         {"kind": "file", "file": {"bytes": _B64, "mimeType": "application/pdf", "name": "report.pdf"}}]}]}}
 EVENT_V10 = {"jsonrpc": "2.0", "id": 3, "result": {"statusUpdate": {

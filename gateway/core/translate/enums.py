@@ -1,5 +1,5 @@
-"""Enum tables of every dialect: task states and roles (wire-mapping.md §4.2, §4.3). Tables only:
-v0.3 JSON-RPC kebab strings, v0.3 REST proto names, v1.0 proto names and their integer values."""
+"""Enum tables of every dialect: task states and roles (wire-mapping.md §4.2, §4.3), StreamResponse member
+spellings. Tables only: v0.3 JSON-RPC kebab strings, v0.3 REST proto names, v1.0 proto names and numbers."""
 
 from __future__ import annotations
 
@@ -49,3 +49,9 @@ INTERRUPTED_V10 = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUI
 
 ROLE_TO_V10, ROLE_FROM_V10 = bijection({"user": "ROLE_USER", "agent": "ROLE_AGENT"})
 V10_ROLE_NUMBER, V10_ROLE_BY_NUMBER = bijection({"ROLE_UNSPECIFIED": 0, "ROLE_USER": 1, "ROLE_AGENT": 2})
+
+# v1.0 StreamResponse members: ProtoJSON parsers also accept the proto field names
+STREAM_MEMBER_ALIASES_V10: dict[str, str] = {"status_update": "statusUpdate", "artifact_update": "artifactUpdate"}
+STREAM_MEMBERS_V10: dict[str, str] = {  # every accepted spelling -> the JSON name
+    **{m: m for m in ("task", "message", "statusUpdate", "artifactUpdate")}, **STREAM_MEMBER_ALIASES_V10,
+}

@@ -231,7 +231,7 @@ def _member(wrapper: Any, allowed: dict[str, Fn], at: str, aliases: dict[str, st
     return key, member
 
 
-_V10_ALIASES: dict[str, str] = {"status_update": "statusUpdate", "artifact_update": "artifactUpdate"}
+_V10_ALIASES = enums.STREAM_MEMBER_ALIASES_V10
 _REST_ALIASES: dict[str, str] = {"msg": "message", **_V10_ALIASES}
 
 

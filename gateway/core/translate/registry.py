@@ -46,14 +46,15 @@ def translate(family: str, value: Any, *, src: Dialect, dst: Dialect, cx: Cx, at
     if src is dst:
         return copy.deepcopy(value)
     # keyed by the members' plain `_value_` strings: Enum.__hash__ is a Python-level call
-    table = _FAST[_ALIASES.get(family, family)]
-    if src is Dialect.V10 or dst is Dialect.V10:
+    table = _FAST[family]
+    if src is _V10 or dst is _V10:
         return table[src._value_][dst._value_](value, cx, at)
     hub = table[src._value_]["v10"](value, cx, at)
     return table["v10"][dst._value_](hub, cx, at)
 
 
 _loaded = False
+_V10 = Dialect.V10
 
 
 def _load() -> None:
@@ -66,9 +67,11 @@ def _load() -> None:
 
     for name in _FAMILY_MODULES:
         importlib.import_module(f"gateway.core.translate.{name}")
+    for alias_name, target in _ALIASES.items():  # aliases resolve once, not per call
+        _FAST[alias_name] = _FAST[target]
 
 
 _FAMILY_MODULES = (
     "parts", "messages", "tasks", "events", "push_config", "agent_card", "requests", "responses",
-    "errors",
+    "errors", "rest_errors",
 )

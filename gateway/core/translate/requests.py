@@ -31,6 +31,7 @@ R, S, V = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
 
 # ---- send_message ---------------------------------------------------------------------------------
 
+_NO_CONF: JsonObj = {}
 _SEND_RPC = frozenset(("message", "configuration", "metadata"))
 _SEND_REST = frozenset(("message", "configuration", "metadata", "request"))
 _SEND_V10 = frozenset(("message", "configuration", "metadata", "tenant"))
@@ -76,6 +77,9 @@ def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     if not conf.keys() <= _V10_CONF:
         drop_unknown(conf, _V10_CONF, cx, at)
     out: JsonObj = {}
+    if not conf:
+        out["blocking"] = True
+        return out
     if "acceptedOutputModes" in conf:
         out["acceptedOutputModes"] = strings(conf["acceptedOutputModes"], f"{at}.acceptedOutputModes")
     if conf.get("taskPushNotificationConfig") is not None:
@@ -118,15 +122,18 @@ def _send_from_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
         params = obj(params, at)
     if not params.keys() <= _SEND_V10:
         drop_unknown(params, _SEND_V10, cx, at)
-    tenant_out(params, cx, at)
-    if params.get("message") is None:
+    if "tenant" in params:
+        tenant_out(params, cx, at)
+    message = params.get("message")
+    if message is None:
         raise TranslationError(f"{at}.message", "required member is missing")
     msg_fn = messages.rest_from_v10 if rest else messages.rpc_from_v10
-    out: JsonObj = {"message": msg_fn(params["message"], cx, f"{at}.message")}
-    out["configuration"] = _conf_from_v10(params.get("configuration") or {}, cx, f"{at}.configuration",
-                                          rest=rest)
-    if params.get("metadata") is not None:
-        out["metadata"] = obj(params["metadata"], f"{at}.metadata")
+    out: JsonObj = {"message": msg_fn(message, cx, f"{at}.message"),
+                    "configuration": _conf_from_v10(params.get("configuration") or _NO_CONF, cx,
+                                                    f"{at}.configuration", rest=rest)}
+    metadata = params.get("metadata")
+    if metadata is not None:
+        out["metadata"] = metadata if type(metadata) is dict else obj(metadata, f"{at}.metadata")
     return out
 
 

@@ -45,20 +45,20 @@ def metadata_dropped(src: JsonObj, cx: Cx, at: str) -> None:
 
 def history_to_v10(value: Any, cx: Cx, at: str) -> int | None:
     """v0.3 `historyLength: 0` means "all" (v1.0: "none"): omit it upstream (wire-mapping §3.1)."""
-    if type(value) is not int or value < 0:
-        raise TranslationError(at, "expected a non-negative integer")
-    if value == 0:
-        cx.note("history_length_zero", at, "v0.3 0 = unlimited; omitted")
-        return None
-    return value
+    return _history(value, cx, at, "v0.3 0 = unlimited; omitted")
 
 
 def history_from_v10(value: Any, cx: Cx, at: str) -> int | None:
     """v1.0 `historyLength: 0` means "none", which a v0.3 agent cannot express: the exchange strips
     history from the result; upstream gets no limit."""
+    return _history(value, cx, at, "v1.0 0 = none; history stripped by the gateway")
+
+
+def _history(value: Any, cx: Cx, at: str, zero: str) -> int | None:
+    """A non-negative `historyLength`; 0 (whose meaning the versions disagree on) is noted and omitted."""
     if type(value) is not int or value < 0:
         raise TranslationError(at, "expected a non-negative integer")
     if value == 0:
-        cx.note("history_length_zero", at, "v1.0 0 = none; history stripped by the gateway")
+        cx.note("history_length_zero", at, zero)
         return None
     return value

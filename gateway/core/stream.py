@@ -3,47 +3,34 @@ stream rules (first item, v0.3 `final`, closure, errors). It must not await, rea
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from gateway.core import jsoncodec
-from gateway.core.bindings.jsonrpc import error_envelope, response_from_json, result_envelope
-from gateway.core.errors import (
-    GatewayError,
-    InvalidAgentResponse,
-    LimitExceeded,
-    MalformedEnvelope,
-    StreamError,
-    TranslationError,
-    as_agent_error,
-)
+from gateway.core.bindings.jsonrpc import response_from_json
+from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, MalformedEnvelope, StreamError
 from gateway.core.notes import Cx
-from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
+from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode
+from gateway.core.stream_frames import ERROR_EVENT, ClientFrames
+from gateway.core.stream_upstream import (
+    BINDINGS,
+    LINES,
+    agent_fault,
+    looks_like_rest_error,
+    member_of,
+    rpc_error_to_hub,
+    state_of,
+    synthesized_task,
+    truncate_history,
+    upstream_final,
+)
 from gateway.core.translate import enums
-from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
+from gateway.core.translate.errors import rest_error_from_http
 from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj
 
 __all__ = ["ERROR_EVENT", "StreamRelay"]
 
-ERROR_EVENT: Final = "error"  # the SSE event name of every error the relay writes (v0.3 clients ignore it)
-
-# One piece per line, terminator included (CRLF kept whole), so the parser never completes an item
-# and raises in the same call: what reaches the client then cannot depend on the chunking.
-_LINES: Final = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-
-# v1.0 StreamResponse members (ProtoJSON parsers also accept the proto field names)
-_MEMBERS: Final = {
-    "task": "task", "message": "message", "statusUpdate": "statusUpdate", "artifactUpdate": "artifactUpdate",
-    "status_update": "statusUpdate", "artifact_update": "artifactUpdate",
-}
-_BINDINGS: Final = {
-    Dialect.V03RPC: frozenset({Binding.JSONRPC}),
-    Dialect.V03REST: frozenset({Binding.REST}),
-    Dialect.V10: frozenset({Binding.JSONRPC, Binding.REST}),
-}
 _INPUT_REQUIRED: Final = "TASK_STATE_INPUT_REQUIRED"
-_SUBMITTED: Final = "TASK_STATE_SUBMITTED"
 
 
 class StreamRelay:
@@ -76,11 +63,11 @@ class StreamRelay:
 
     __slots__ = (
         "_done",
+        "_frames",
         "_held",
         "_lookahead",
         "_parser",
         "_started",
-        "_status_table",
         "client",
         "client_binding",
         "cx",
@@ -97,7 +84,7 @@ class StreamRelay:
                  max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, history_length: int | None = None) -> None:
         for side, dialect, binding in (("client", client, client_binding),
                                        ("upstream", upstream, upstream_binding)):
-            if binding not in _BINDINGS[dialect]:
+            if binding not in BINDINGS[dialect]:
                 raise ValueError(f"{side}: dialect {dialect.value} is not spoken over {binding.value}")
         if history_length is not None and history_length < 0:
             raise ValueError("history_length must be None or non-negative")
@@ -112,7 +99,7 @@ class StreamRelay:
         self.events_out = 0  # events written to the client (comments excluded; errors included)
         self._parser = SseParser(max_event_bytes)
         self._lookahead = cx.quirks.final_on_interrupted == "lookahead"
-        self._status_table = cx.quirks.rest_v03_status_table
+        self._frames = ClientFrames(client, client_binding, rpc_id, cx, cx.quirks.rest_v03_status_table)
         self._held: JsonObj | None = None  # a v0.3 client item awaiting its `final`
         self._started = False  # an item (not an error) has been seen
         self._done = False
@@ -134,11 +121,11 @@ class StreamRelay:
         if self._done or not chunk:
             return b""
         out: list[bytes] = []
-        for line in _LINES.findall(chunk):
+        for line in LINES.findall(chunk):
             try:
                 items = self._parser.feed(line)
             except (StreamError, LimitExceeded) as exc:
-                self._fail_into(out, _agent_fault(exc))
+                self._fail_into(out, agent_fault(exc))
                 break
             if self._items(items, out):
                 break
@@ -195,7 +182,7 @@ class StreamRelay:
         try:
             frames, hold, done = self._step(event, at, first=not self._started)
         except GatewayError as exc:
-            self._fail_into(out, _agent_fault(exc))
+            self._fail_into(out, agent_fault(exc))
             return
         self._started = True
         self._flush_held(out, final=False)
@@ -213,160 +200,57 @@ class StreamRelay:
         if self.upstream_binding is Binding.JSONRPC:
             response = response_from_json(value)
             if response.error is not None:
-                return [self._error_frame(self._rpc_error_to_hub(response.error, at), at)], None, True
+                hub = rpc_error_to_hub(response.error, self.upstream, self.cx, at)
+                return [self._frames.upstream_error(hub, at)], None, True
             raw = response.result
-        elif event.event == ERROR_EVENT or _looks_like_rest_error(value):
-            return [self._error_frame(rest_error_from_http(None, value, self.cx, at), at)], None, True
+        elif event.event == ERROR_EVENT or looks_like_rest_error(value):
+            hub = rest_error_from_http(None, value, self.cx, at)
+            return [self._frames.upstream_error(hub, at)], None, True
         else:
             raw = value
-        hub: JsonObj = raw if self.upstream is Dialect.V10 else translate(
+        hub = raw if self.upstream is Dialect.V10 else translate(
             "stream_response", raw, src=self.upstream, dst=Dialect.V10, cx=self.cx, at=at)
-        member, payload = _member(hub, at)
+        member, payload = member_of(hub, at)
         if member == "task" and self.history_length is not None:
-            self._truncate_history(payload, f"{at}.task")
-        state = _state(payload) if member in ("task", "statusUpdate") else None
+            truncate_history(payload, self.history_length, self.cx, f"{at}.task")
+        state = state_of(payload) if member in ("task", "statusUpdate") else None
         ends = state in enums.TERMINAL_V10 or (first and member == "message")
-        upstream_final = self._upstream_final(raw, member)
+        v03_final = upstream_final(raw, member, self.upstream)
 
         if self.client is Dialect.V10:
             frames = []
             if first and self.upstream is not Dialect.V10 and member in ("statusUpdate", "artifactUpdate"):
-                frames.append(self._item_frame(self._synthesized_task(member, payload, at)))
-            frames.append(self._item_frame(hub))
-            return frames, None, ends or upstream_final is True
+                frames.append(self._frames.item(synthesized_task(member, payload, self.cx, at)))
+            frames.append(self._frames.item(hub))
+            return frames, None, ends or v03_final is True
 
         item: JsonObj = translate("stream_response", hub, src=Dialect.V10, dst=self.client, cx=self.cx, at=at)
         if member != "statusUpdate":
-            return [self._item_frame(item)], None, ends
-        final = ends or upstream_final is True
-        if not final and upstream_final is None and state in enums.INTERRUPTED_V10:
+            return [self._frames.item(item)], None, ends
+        final = ends or v03_final is True
+        if not final and v03_final is None and state in enums.INTERRUPTED_V10:
             if self._lookahead:
-                self._set_final(item, False)
+                self._frames.set_final(item, False)
                 return [], item, False
             final = state == _INPUT_REQUIRED
-        self._set_final(item, final)
-        return [self._item_frame(item)], None, final
+        self._frames.set_final(item, final)
+        return [self._frames.item(item)], None, final
 
-    def _upstream_final(self, raw: Any, member: str) -> bool | None:
-        """The `final` a v0.3 upstream put on this event (None: a v1.0 upstream has no such flag)."""
-        if self.upstream is Dialect.V10:
-            return None
-        if member != "statusUpdate":
-            return False
-        # the translator accepted `raw`: a status-update object, or a one-member REST wrapper
-        ev = raw if self.upstream is Dialect.V03RPC else next(iter(raw.values()))
-        return ev.get("final") is True
-
-    def _truncate_history(self, task: JsonObj, at: str) -> None:
-        history = task.get("history")
-        if type(history) is not list:
-            return
-        keep = self.history_length or 0
-        if len(history) > keep:
-            self.cx.note("history_truncated", f"{at}.history", f"{len(history)} -> {keep} messages")
-        if keep == 0:
-            del task["history"]
-        elif len(history) > keep:
-            task["history"] = history[-keep:]
-
-    def _synthesized_task(self, member: str, payload: JsonObj, at: str) -> JsonObj:
-        """S10 requires the Task first; a v0.3 agent may start with an update (wire-mapping §5.2)."""
-        status = payload["status"] if member == "statusUpdate" else {"state": _SUBMITTED}
-        task: JsonObj = {"id": payload.get("taskId", "")}
-        if "contextId" in payload:
-            task["contextId"] = payload["contextId"]
-        task["status"] = status
-        self.cx.note("task_synthesized", at, f"the v0.3 agent began the stream with {member}")
-        return {"task": task}
-
-    # ---- framing for the client ------------------------------------------------------------------
-
-    def _set_final(self, item: JsonObj, final: bool) -> None:
-        if self.client is Dialect.V03RPC:
-            item["final"] = final
-        elif final:
-            item["statusUpdate"]["final"] = True
-        else:
-            item["statusUpdate"].pop("final", None)  # ProtoJSON omits a false bool
+    # ---- the client's side ----------------------------------------------------------------------
 
     def _flush_held(self, out: list[bytes], *, final: bool) -> None:
         held, self._held = self._held, None
         if held is None:
             return
-        self._set_final(held, final)
-        out.append(self._item_frame(held))
+        self._frames.set_final(held, final)
+        out.append(self._frames.item(held))
         self.events_out += 1
         if final:
             self._done = True
 
-    def _item_frame(self, item: JsonObj) -> bytes:
-        body = result_envelope(self.rpc_id, item) if self.client_binding is Binding.JSONRPC else item
-        return encode_data(jsoncodec.dumps(body))
-
-    def _rpc_error_to_hub(self, error: JsonObj, at: str) -> JsonObj:
-        if self.upstream is Dialect.V10:
-            return error
-        hub: JsonObj = translate("error", error, src=self.upstream, dst=Dialect.V10, cx=self.cx,
-                                 at=f"{at}.error")
-        return hub
-
-    def _error_frame(self, hub: JsonObj, at: str) -> bytes:
-        """An upstream A2A error (hub: a v1.0 JSON-RPC error object) in the client's shape, code kept."""
-        body: JsonObj
-        if self.client_binding is Binding.REST:
-            body = rest_body(hub, self.client, self.cx, self._status_table, at)[1]
-        elif self.client is Dialect.V10:
-            body = error_envelope(self.rpc_id, hub)
-        else:
-            body = error_envelope(self.rpc_id, translate("error", hub, src=Dialect.V10, dst=self.client,
-                                                         cx=self.cx, at=f"{at}.error"))
-        return encode_data(jsoncodec.dumps(body), ERROR_EVENT)
-
     def _fail_into(self, out: list[bytes], error: GatewayError) -> None:
         """The gateway's own error: flush a held event (not final: the error ends the stream), then done."""
         self._flush_held(out, final=False)
-        if self.client_binding is Binding.JSONRPC:
-            body = error_envelope(self.rpc_id, jsonrpc_error(error, self.client))
-        else:
-            body = rest_error(error, self.client, self._status_table)[1]
-        out.append(encode_data(jsoncodec.dumps(body), ERROR_EVENT))
+        out.append(self._frames.gateway_error(error))
         self.events_out += 1
         self._done = True
-
-
-def _agent_fault(exc: GatewayError) -> GatewayError:
-    """Whatever went wrong with an upstream event is the agent's fault: -32006 InvalidAgentResponse."""
-    if isinstance(exc, InvalidAgentResponse | StreamError):
-        return exc
-    if isinstance(exc, TranslationError):
-        return as_agent_error(exc)
-    return InvalidAgentResponse(f"agent stream: {exc.message}", path=exc.path)
-
-
-def _looks_like_rest_error(value: Any) -> bool:
-    """A REST error body without `event: error` (a StreamResponse never has `error` or `code`)."""
-    return type(value) is dict and ("error" in value or type(value.get("code")) is int)
-
-
-def _member(hub: Any, at: str) -> tuple[str, JsonObj]:
-    """The one member of a v1.0 StreamResponse and its object (checked: a v1.0 upstream is not translated)."""
-    if type(hub) is not dict or len(hub) != 1:
-        raise TranslationError(at, "expected a StreamResponse with exactly one member")
-    ((key, payload),) = hub.items()
-    member = _MEMBERS.get(key)
-    if member is None:
-        raise TranslationError(f"{at}.{key}", "expected one of task, message, statusUpdate, artifactUpdate")
-    if type(payload) is not dict:
-        raise TranslationError(f"{at}.{key}", "expected an object")
-    return member, payload
-
-
-def _state(payload: JsonObj) -> str | None:
-    """The v1.0 state name of a Task or status update (enum numbers and lenient spellings read too)."""
-    status = payload.get("status")
-    state = status.get("state") if type(status) is dict else None
-    if type(state) is int:
-        return enums.V10_STATE_BY_NUMBER.get(state)
-    if type(state) is str:
-        return enums.STATE_ALIASES_V10.get(state, state)
-    return None

@@ -3,9 +3,6 @@ WHATWG edge cases, limits, errors, the encode/parse round trip and the fuzz inva
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +17,7 @@ from gateway.core.sse import (
     encode,
     encode_data,
 )
+from tests.chunks import Split, bytewise, chunkings, whole
 
 BOM = b"\xef\xbb\xbf"
 
@@ -34,25 +32,6 @@ def parse(chunks: list[bytes], max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -
         items += parser.feed(chunk)
     items += parser.close()
     return items
-
-
-Split = Callable[[bytes], list[bytes]]
-
-
-def whole(data: bytes) -> list[bytes]:
-    return [data]
-
-
-def bytewise(data: bytes) -> list[bytes]:
-    return [data[i : i + 1] for i in range(len(data))]
-
-
-@st.composite
-def chunkings(draw: st.DrawFn, data: bytes) -> list[bytes]:
-    """`data` split at arbitrary points (empty chunks included), like mitmproxy's `chunks`."""
-    cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=min(len(data) + 2, 40))))
-    bounds = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def outcome(chunks: list[bytes], max_event_bytes: int) -> list[SseItem] | type[Exception]:

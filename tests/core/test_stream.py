@@ -19,7 +19,6 @@ by name and by canonical JSON of their data, so a golden need not repeat the tra
 
 from __future__ import annotations
 
-import itertools
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseI
 from gateway.core.stream import ERROR_EVENT, StreamRelay
 from gateway.core.types import Binding, Dialect
 from tests import oracle
+from tests.chunks import bytewise, chunkings, whole
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "sse"
 
@@ -136,22 +136,6 @@ def canonical(items: list[SseItem]) -> list[tuple[str, ...]]:
 def events(data: bytes) -> list[tuple[str | None, Any]]:
     """(event name, decoded data) of each event; empty ones (ignored keep-alives) are skipped."""
     return [(i.event, json.loads(i.data)) for i in parse(data) if isinstance(i, SseEvent) and i.data.strip()]
-
-
-def whole(data: bytes) -> list[bytes]:
-    return [data]
-
-
-def bytewise(data: bytes) -> list[bytes]:
-    return [data[i : i + 1] for i in range(len(data))]
-
-
-@st.composite
-def chunkings(draw: st.DrawFn, data: bytes) -> list[bytes]:
-    """`data` split at arbitrary points, empty chunks included."""
-    cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=min(len(data) + 2, 40))))
-    bounds = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def item_of(data: Any, binding: Binding) -> Any:

@@ -4,6 +4,7 @@ yields a result or the core's own error, never anything else."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -56,10 +57,8 @@ ALL_PAIRS = [(family, src, dst) for family, pairs in sorted(families().items())
 @given(value=strategies.json_values)
 def test_arbitrary_json_yields_a_result_or_our_error(family: str, src: Dialect, dst: Dialect, value: Any) -> None:
     before = copy.deepcopy(value)
-    try:
+    with contextlib.suppress(GatewayError):
         translate(family, value, src=src, dst=dst, cx=Cx())
-    except GatewayError:
-        pass
     assert value == before
 
 

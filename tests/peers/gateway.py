@@ -61,7 +61,7 @@ def run_gateway(upstream: str, *args: str, env: dict[str, str] | None = None) ->
         process = subprocess.Popen(
             [sys.executable, "-m", "gateway", "--listen", f"127.0.0.1:{port}", "--upstream", upstream, *args],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
-            env={**os.environ, **PEER_ENV, **(env or {})})
+            env={**os.environ, **PEER_ENV, "A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}", **(env or {})})
     gateway = Gateway(process, port, Path(name))
     try:
         deadline = time.monotonic() + 20

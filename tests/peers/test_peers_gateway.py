@@ -24,26 +24,26 @@ MODES = {"A": ("v03", "agent_v10"), "B": ("v10", "agent_v03")}
 
 
 @pytest.fixture(scope="module")
-def gateway_A(agent_v10: Agent) -> Iterator[Gateway]:  # noqa: N802
+def gateway_A(agent_v10: Agent) -> Iterator[Gateway]:
     with run_gateway(agent_v10.base_url) as gateway:
         yield gateway
 
 
 @pytest.fixture(scope="module")
-def gateway_B(agent_v03: Agent) -> Iterator[Gateway]:  # noqa: N802
+def gateway_B(agent_v03: Agent) -> Iterator[Gateway]:
     with run_gateway(agent_v03.base_url) as gateway:
         yield gateway
 
 
 # cross-binding: the gateway may use only the agent's other binding
 @pytest.fixture(scope="module")
-def gateway_A_rpc_only(agent_v10: Agent) -> Iterator[Gateway]:  # noqa: N802
+def gateway_A_rpc_only(agent_v10: Agent) -> Iterator[Gateway]:
     with run_gateway(agent_v10.base_url, env={"A2A_GATEWAY_UPSTREAM_BINDING": "JSONRPC"}) as gateway:
         yield gateway
 
 
 @pytest.fixture(scope="module")
-def gateway_B_rest_only(agent_v03: Agent) -> Iterator[Gateway]:  # noqa: N802
+def gateway_B_rest_only(agent_v03: Agent) -> Iterator[Gateway]:
     # a2a-sdk 0.3's REST server wants the whole CreateTaskPushNotificationConfigRequest as body
     env = {"A2A_GATEWAY_UPSTREAM_BINDING": "HTTP+JSON", "A2A_GATEWAY_QUIRKS_REST_PUSH_CREATE_BODY": "request"}
     with run_gateway(agent_v03.base_url, env=env) as gateway:

@@ -74,14 +74,20 @@ def _log_tail(*gateways: Gateway) -> str:
     return "\n".join(f"--- gateway {g.base_url} ---\n{g.log()[-4000:]}" for g in gateways)
 
 
+def _delivered(client: str, gateway: Gateway, webhook: WebhookReceiver, completed: Any,
+               *others: Gateway) -> list[Notification]:
+    """push_crud as a `client` client through `gateway`, then wait for `completed(task_id)`; the
+    notifications about that task (`others`: more gateways whose logs explain a timeout)."""
+    task_id = _crud(client, gateway, webhook)["task_id"]
+    assert webhook.wait_for(completed(task_id)), ([n.raw for n in webhook.received],
+                                                  _log_tail(gateway, *others))
+    return [n for n in webhook.received if _about(task_id)(n)]
+
+
 def test_v03_client_gets_v03_tasks_from_v10_agent(agent_v10: Agent, webhook: WebhookReceiver) -> None:
     """Mode A: every POST the v0.3 webhook gets is a whole v0.3 Task with the client's token."""
     with run_gateway(agent_v10.base_url, env=PUSH_ENV) as gateway:
-        r = _crud("v03", gateway, webhook)
-        task_id = r["task_id"]
-        assert webhook.wait_for(_v03_completed(task_id)), ([n.raw for n in webhook.received],
-                                                           _log_tail(gateway))
-        mine = [n for n in webhook.received if _about(task_id)(n)]
+        mine = _delivered("v03", gateway, webhook, _v03_completed)
         assert mine and all(n.body.get("kind") == "task" for n in mine), [n.raw for n in mine]
         assert {n.headers.get("X-A2A-Notification-Token") for n in mine} == {TOKEN}
         assert all(n.headers.get("Content-Type", "").startswith("application/json") for n in mine)
@@ -91,11 +97,7 @@ def test_v03_client_gets_v03_tasks_from_v10_agent(agent_v10: Agent, webhook: Web
 def test_v10_client_gets_stream_responses_from_v03_agent(agent_v03: Agent, webhook: WebhookReceiver) -> None:
     """Mode B: the v0.3 agent's bare Task reaches the v1.0 webhook as a StreamResponse {"task": …}."""
     with run_gateway(agent_v03.base_url, env=PUSH_ENV) as gateway:
-        r = _crud("v10", gateway, webhook)
-        task_id = r["task_id"]
-        assert webhook.wait_for(_v10_completed(task_id)), ([n.raw for n in webhook.received],
-                                                           _log_tail(gateway))
-        mine = [n for n in webhook.received if _about(task_id)(n)]
+        mine = _delivered("v10", gateway, webhook, _v10_completed)
         stream_responses = [isinstance(n.body, dict) and len(n.body) == 1 and "kind" not in n.body
                             for n in mine]
         assert mine and all(stream_responses), [n.raw for n in mine]
@@ -109,9 +111,6 @@ def test_second_gateway_delivers_what_the_first_registered(agent_v10: Agent,
     with run_gateway(agent_v10.base_url, env=PUSH_ENV) as second:
         env = {**PUSH_ENV, "A2A_GATEWAY_PUSH_WEBHOOK_BASE_URL": second.base_url}
         with run_gateway(agent_v10.base_url, env=env) as first:
-            r = _crud("v03", first, webhook)
-            task_id = r["task_id"]
-            assert webhook.wait_for(_v03_completed(task_id)), ([n.raw for n in webhook.received],
-                                                               _log_tail(first, second))
+            _delivered("v03", first, webhook, _v03_completed, second)
             assert '"push_delivered"' in second.log()
             assert '"push_delivered"' not in first.log()

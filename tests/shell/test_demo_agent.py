@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from a2a.types import a2a_pb2 as pb10
+from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 from google.protobuf import any_pb2, json_format
 from google.protobuf.message import Message as ProtoMessage
@@ -103,6 +104,14 @@ async def stream(client: TestClient[Any, Any], method: str, params: Any, rpc_id:
     resp = await client.post("/", data=jsoncodec.dumpb(body), headers=V10)
     assert (resp.status, resp.content_type) == (200, "text/event-stream")
     return sse_results(await resp.read(), rpc_id)
+
+
+async def open_stream(client: TestClient[Any, Any], text: str) -> tuple[ClientResponse, bytes, str]:
+    """SendStreamingMessage of `text`, read to the end of its first event: (response, bytes read, task id)."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": msg(text)}}
+    resp = await client.post("/", data=jsoncodec.dumpb(body), headers=V10)
+    raw = await resp.content.readuntil(b"\n\n")
+    return resp, raw, sse_results(raw)[0]["task"]["id"]
 
 
 def states(events: list[dict[str, Any]]) -> list[str]:
@@ -256,12 +265,8 @@ async def test_streaming_errors_come_before_the_stream(client: TestClient[Any, A
 
 
 async def test_client_leaving_a_stream_still_finishes_the_task(slow: TestClient[Any, Any]) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-            "params": {"message": msg("one two three four five six")}}
-    resp = await slow.post("/", data=jsoncodec.dumpb(body), headers=V10)
-    first = sse_results(await resp.content.readuntil(b"\n\n"))
+    resp, _, task_id = await open_stream(slow, "one two three four five six")
     resp.close()
-    task_id = first[0]["task"]["id"]
     for _ in range(100):
         task = await call(slow, "GetTask", {"id": task_id})
         if task["status"]["state"] == "TASK_STATE_COMPLETED":
@@ -273,11 +278,7 @@ async def test_client_leaving_a_stream_still_finishes_the_task(slow: TestClient[
 
 
 async def test_cancel_during_a_stream_ends_it(slow: TestClient[Any, Any]) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-            "params": {"message": msg("a b c d e f g h i j")}}
-    resp = await slow.post("/", data=jsoncodec.dumpb(body), headers=V10)
-    raw = await resp.content.readuntil(b"\n\n")
-    task_id = sse_results(raw)[0]["task"]["id"]
+    resp, raw, task_id = await open_stream(slow, "a b c d e f g h i j")
     canceled = v10(await call(slow, "CancelTask", {"id": task_id}), pb10.Task)
     assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
     events = sse_results(raw + await resp.read())
@@ -326,11 +327,7 @@ async def test_subscribe_to_task(client: TestClient[Any, Any]) -> None:
 
 
 async def test_subscribe_follows_a_running_stream(slow: TestClient[Any, Any]) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-            "params": {"message": msg("a b c d")}}
-    resp = await slow.post("/", data=jsoncodec.dumpb(body), headers=V10)
-    raw = await resp.content.readuntil(b"\n\n")
-    task_id = sse_results(raw)[0]["task"]["id"]
+    resp, raw, task_id = await open_stream(slow, "a b c d")
     followed = await stream(slow, "SubscribeToTask", {"id": task_id}, rpc_id=2)
     original = sse_results(raw + await resp.read())
     assert "task" in followed[0] and followed[0]["task"]["id"] == task_id

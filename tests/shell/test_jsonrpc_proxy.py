@@ -45,7 +45,7 @@ async def test_v10_client_to_v03_agent(fake_agent_factory, gateway_factory) -> N
     fake = await fake_agent_factory("0.3")
     fake.reply_json("message/send", V03_TASK)
     client = await gateway_factory(fake.url)
-    status, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})
+    _, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})
     assert body == {"jsonrpc": "2.0", "id": "a", "result": {"task": V10_TASK}}
     (rec,) = fake.calls("message/send")
     assert rec.params["message"]["kind"] == "message"
@@ -58,7 +58,8 @@ async def test_same_version_passes_bytes_untouched(fake_agent_factory, gateway_f
     raw = b'{"jsonrpc":"2.0","id":"a","result":{"task":{"id":"t1","status":{"state":"TASK_STATE_WORKING"}}}}'
     fake.reply_json("SendMessage", raw=raw)
     client = await gateway_factory(fake.url)
-    sent = b'{"jsonrpc": "2.0", "id": "a", "method": "SendMessage", "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}}}'
+    sent = (b'{"jsonrpc": "2.0", "id": "a", "method": "SendMessage", '
+            b'"params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}}}')
     resp = await client.post("/", data=sent, headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
     assert await resp.read() == raw
     assert fake.calls("SendMessage")[0].raw == sent
@@ -166,7 +167,7 @@ async def test_request_body_over_the_limit(fake_agent_factory, gateway_factory) 
     fake = await fake_agent_factory("1.0")
     client = await gateway_factory(fake.url, limits__max_body_bytes=1024)
     big = {**V03_SEND, "params": {"message": {**V03_SEND["params"]["message"], "metadata": {"x": "y" * 4096}}}}
-    status, body, _ = await _post(client, big)
+    _, body, _ = await _post(client, big)
     assert body["error"]["code"] == -32600 and "larger" in body["error"]["message"]
 
 
@@ -185,7 +186,8 @@ async def test_stream_is_translated_event_by_event(fake_agent_factory, gateway_f
     fake.reply_sse("SendStreamingMessage", [
         {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
         {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
-        {"artifactUpdate": {"taskId": "t1", "contextId": "c1", "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}},
+        {"artifactUpdate": {"taskId": "t1", "contextId": "c1",
+                            "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}},
         {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}},
     ], crlf=True, pings=True)
     client = await gateway_factory(fake.url)
@@ -201,7 +203,7 @@ async def test_stream_rejected_before_first_event_is_a_plain_error(fake_agent_fa
     fake = await fake_agent_factory("1.0")
     fake.reply_json("SendStreamingMessage", error={"code": -32004, "message": "Streaming is not supported"})
     client = await gateway_factory(fake.url)
-    status, body, _ = await _post(client, V03_STREAM)
+    _, body, _ = await _post(client, V03_STREAM)
     assert body["error"]["code"] == -32004 and body["id"] == 7
 
 

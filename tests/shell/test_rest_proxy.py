@@ -58,7 +58,8 @@ async def test_v10_jsonrpc_client_to_v03_rest_agent(fake_agent_factory, gateway_
 async def test_rest_errors_use_the_callers_rest_dialect(fake_agent_factory, gateway_factory) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_json("GetTask", error={"code": -32001, "message": "Task not found", "data": [
-        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}]})
+        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND",
+         "domain": "a2a-protocol.org"}]})
     client = await gateway_factory(fake.url)
     resp = await client.get("/v1/tasks/nope")
     assert resp.status == 404

@@ -13,7 +13,7 @@ from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.request import Agent, Call, Options, plan_call
 from gateway.core.agui.session import ThreadSession, remember
 from gateway.core.agui.text import Mode, Texts
-from gateway.core.translate.enums import INTERRUPTED_V10, STATE_FROM_V10, TERMINAL_V10
+from gateway.core.translate.enums import INTERRUPTED_V10, STATE_FROM_V10, STREAM_MEMBER_ALIASES_V10, TERMINAL_V10
 from gateway.core.types import JsonObj
 
 # JSON-RPC errors meaning the stored task cannot be continued (TaskNotFound, UnsupportedOperation)
@@ -28,7 +28,6 @@ _TERMINAL_ERRORS: dict[str, tuple[str, str] | None] = {
 _ERROR_STATES = frozenset({"TASK_STATE_FAILED", "TASK_STATE_REJECTED"})
 _INTERRUPT_REASONS = {"TASK_STATE_INPUT_REQUIRED": "input_required",
                       "TASK_STATE_AUTH_REQUIRED": "a2a:auth_required"}
-_MEMBER_ALIASES = {"status_update": "statusUpdate", "artifact_update": "artifactUpdate"}
 
 
 def _state_name(state: Any) -> str:
@@ -81,7 +80,7 @@ class AguiRun:
         if self.done or type(item) is not dict or len(item) != 1:
             return [] if self.done else self.fail("upstream.protocol_error", "not a StreamResponse")
         ((key, value),) = item.items()
-        handler = self._HANDLERS.get(_MEMBER_ALIASES.get(key, key))
+        handler = self._HANDLERS.get(STREAM_MEMBER_ALIASES_V10.get(key, key))
         if handler is None or type(value) is not dict:
             return self.fail("upstream.protocol_error", f"unexpected stream item {key!r}")
         self.items += 1

@@ -145,8 +145,17 @@ def _artifact(art: Any, cx: Cx, at: str, part_fn: Fn) -> JsonObj:
     return out
 
 
+def _fill_parts(out: JsonObj, cx: Cx, at: str) -> JsonObj:
+    """v1.0 requires at least one part; a v0.3 artifact-update that only closes a chunk has none.
+    An empty text part keeps the update (and its lastChunk) for strict v1.0 peers."""
+    if not out["parts"]:
+        cx.note("empty_parts_filled", f"{at}.parts", "v1.0 needs at least one part")
+        out["parts"] = [{"text": ""}]
+    return out
+
+
 def artifact_rpc_to_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _artifact(art, cx, at, parts.rpc_to_v10)
+    return _fill_parts(_artifact(art, cx, at, parts.rpc_to_v10), cx, at)
 
 
 def artifact_rpc_from_v10(art: Any, cx: Cx, at: str) -> JsonObj:
@@ -154,7 +163,7 @@ def artifact_rpc_from_v10(art: Any, cx: Cx, at: str) -> JsonObj:
 
 
 def artifact_rest_to_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _artifact(art, cx, at, parts.rest_to_v10)
+    return _fill_parts(_artifact(art, cx, at, parts.rest_to_v10), cx, at)
 
 
 def artifact_rest_from_v10(art: Any, cx: Cx, at: str) -> JsonObj:

@@ -1,10 +1,9 @@
-"""Throughput of `server.workers` = 1 against 2 on this machine: a v0.3 client's message/send translated for
-a v1.0 stub agent, closed-loop keep-alive load, bounded in count and time; `python -m bench.workers`.
+"""Throughput of `server.workers` = 1 against 2 on this machine: a v0.3 client's message/send translated
+for a v1.0 stub agent, closed-loop keep-alive load, bounded in count and time; `python -m bench.workers`."""
 
-Three kinds of processes share the CPUs: the gateway (its parent and workers), a stub agent answering
-every POST with one canned reply (a raw asyncio protocol, far cheaper than the gateway), and this load
-generator (raw sockets, no HTTP library). Rounds alternate 1 and 2 workers; the median per arm counts.
-"""
+# Three kinds of processes share the CPUs: the gateway (its parent and workers), a stub agent answering
+# every POST with one canned reply (a raw asyncio protocol, far cheaper than the gateway), and this load
+# generator (raw sockets, no HTTP library). Rounds alternate 1 and 2 workers; the median per arm counts.
 
 from __future__ import annotations
 

@@ -510,3 +510,36 @@ def test_dev_toml_is_for_development() -> None:
     assert s.log.format == "console"
     assert s.server.host == "127.0.0.1"
     assert s.upstream.timeout.first_byte < load(None, {}, BASE).upstream.timeout.first_byte
+
+
+# --- running it: admin listener, workers, event loop, tracing, drain ---------------------------------
+
+
+def test_operations_defaults() -> None:
+    s = load(None, {}, BASE)
+    assert (s.admin.listen, s.admin.host, s.admin.port) == ("127.0.0.1:9090", "127.0.0.1", 9090)
+    assert (s.server.workers, s.server.event_loop, s.server.stream_drain_seconds) == (1, "auto", 5.0)
+    assert (s.tracing.enabled, s.tracing.exporter) == (False, "otlp")
+    assert s.limits.max_client_connections == 4096
+
+
+def test_admin_listener_can_be_disabled_but_not_malformed() -> None:
+    assert load(None, {"A2A_GATEWAY_ADMIN_LISTEN": ""}, BASE).admin.listen == ""
+    with pytest.raises(ConfigError) as err:
+        load(None, {"A2A_GATEWAY_ADMIN_LISTEN": "9090"}, BASE)
+    assert err.value.key == "admin.listen"
+
+
+def test_workers_must_be_positive() -> None:
+    with pytest.raises(ConfigError) as err:
+        load(None, {"A2A_GATEWAY_SERVER_WORKERS": "0"}, BASE)
+    assert err.value.key == "server.workers"
+
+
+def test_uvloop_and_tracing_require_their_extras(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config, "_installed", lambda module: False)
+    with pytest.raises(ConfigError) as err:
+        load(None, {"A2A_GATEWAY_SERVER_EVENT_LOOP": "uvloop", "A2A_GATEWAY_TRACING_ENABLED": "true"}, BASE)
+    assert [p.key for p in err.value.problems] == ["server.event_loop", "tracing.enabled"]
+    assert "a2a-gateway[uvloop]" in str(err.value) and "a2a-gateway[otel]" in str(err.value)
+    assert load(None, {"A2A_GATEWAY_SERVER_EVENT_LOOP": "auto"}, BASE).server.event_loop == "auto"

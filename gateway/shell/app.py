@@ -84,7 +84,8 @@ def loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     return factory
 
 
-def serve(settings: Settings, loader: Callable[[], Settings] | None = None, *, worker: int | None = None) -> int:
+def serve(settings: Settings, loader: Callable[[], Settings] | None = None, *,
+          worker: int | None = None) -> int:
     """Run one gateway process until SIGTERM or SIGINT, then drain (blocking); the exit status.
     `loader` reads the configuration again on SIGHUP. A `worker` (started by gateway.shell.workers)
     shares the port with its siblings (SO_REUSEPORT) and leaves the admin listener to its parent."""
@@ -99,7 +100,7 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         log.error("configuration_error", problems=[str(p) for p in exc.problems])
         return EXIT_CONFIG
     lifecycle = app[LIFECYCLE]
-    lifecycle.count_reloads = worker is None  # a supervised worker's reloads are counted by its parent
+    lifecycle.supervised = worker is not None  # its parent counts reloads and serves the admin listener
     admin = None
     if worker is None and settings.admin.listen:
         admin = build_admin_app(ProcessStatus(lifecycle.readiness, app[METRICS].render,

@@ -1,11 +1,10 @@
 """Owns the life of one gateway process: in-flight requests (one middleware) and open streams (the
-relay's handles), readiness, the SIGTERM drain, SIGHUP reloads, and the listeners' runners and signals.
+relay's handles), readiness, the SIGTERM drain, SIGHUP reloads, and the listeners' runners and signals."""
 
-Drain, in order: readiness fails; the listening sockets close (no new connections) and idle keep-alive
-connections are closed; requests in flight continue; after `server.stream_drain_seconds` every open
-stream is ended after its last complete event (`: draining`, then the end of the response); at
-`server.shutdown_grace_seconds` whatever is still running is cancelled; the app is cleaned up; exit 0.
-"""
+# Drain, in order: readiness fails; the listening socket closes (no new connections) and idle keep-alive
+# connections are closed; requests in flight continue; after `server.stream_drain_seconds` every open
+# stream is ended after its last complete event (`: draining`, then the end of the response); at
+# `server.shutdown_grace_seconds` whatever is still running is cancelled; the app is cleaned up; exit 0.
 
 from __future__ import annotations
 
@@ -26,15 +25,17 @@ from gateway.observability import bound, configure, get_logger
 from gateway.shell.metrics import Metrics
 from gateway.shell.upstream import Upstream
 
-__all__ = ["Drained", "Lifecycle", "Process", "StreamHandle", "restart_keys"]
+__all__ = ["Drained", "Lifecycle", "Process", "StreamHandle", "keep_static", "restart_keys"]
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 log = get_logger("gateway.lifecycle")
 
 READY_POLL_SECONDS = 1.0
 CANCEL_WAIT_SECONDS = 2.0  # after the grace: how long cancelled handlers get to unwind
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
-RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.trusted_proxies",
-                    "admin.", "tracing.", "push.", "agui.")
+RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "admin.", "tracing.", "push.",
+                    "agui.")
 
 
 class Drained(Exception):
@@ -53,7 +54,8 @@ class StreamHandle:
 
     __slots__ = ("_counted", "_lifecycle", "_reader", "mode", "relay", "stopping")
 
-    def __init__(self, lifecycle: Lifecycle, reader: aiohttp.StreamReader, relay: _Stoppable, mode: str) -> None:
+    def __init__(self, lifecycle: Lifecycle, reader: aiohttp.StreamReader, relay: _Stoppable,
+                 mode: str) -> None:
         self._lifecycle = lifecycle
         self._reader = reader
         self.relay = relay
@@ -96,11 +98,11 @@ class Lifecycle:
     """In-flight requests, open streams, readiness and the settings in force for one gateway app."""
 
     def __init__(self, settings: Settings, upstream: Upstream, metrics: Metrics, *,
-                 count_reloads: bool = True) -> None:
+                 supervised: bool = False) -> None:
         self.settings = settings  # replaced as a whole by reload(): read it per request
         self.upstream = upstream
         self.metrics = metrics
-        self.count_reloads = count_reloads  # False in a supervised worker: its parent counts reloads
+        self.supervised = supervised  # a worker of gateway.shell.workers: its parent counts reloads
         self.draining = False
         self.server: web.Server | None = None  # set by Process: its connections count against the limit
         self.generation = 0  # bumped by every reload; requests remember the one they started in
@@ -115,10 +117,9 @@ class Lifecycle:
     # ---- requests (the middleware) ---------------------------------------------------------------
 
     @web.middleware
-    async def middleware(self, request: web.Request,
-                         handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         server = self.server
-        if server is not None and len(server.connections) > self.settings.limits.max_client_connections:
+        if server is not None and _connections(server) > self.settings.limits.max_client_connections:
             self.metrics.overloaded.inc()
             response = web.json_response({"error": "too many connections"}, status=503,
                                          headers={"Retry-After": "1"})
@@ -235,7 +236,7 @@ class Lifecycle:
     async def _watch(self, parent: int) -> None:
         while True:
             self.metrics.ready.set(1 if self.readiness()[0] else 0)
-            if not self.count_reloads and os.getppid() != parent and not self.draining:
+            if self.supervised and os.getppid() != parent and not self.draining:
                 log.warning("parent_gone", parent=parent)
                 os.kill(os.getpid(), signal.SIGTERM)
             await asyncio.sleep(READY_POLL_SECONDS)
@@ -251,13 +252,13 @@ class Lifecycle:
         except ConfigError as exc:
             log.error("config_reload_failed", problems=[str(p) for p in exc.problems],
                       detail="keeping the running configuration")
-            if self.count_reloads:
+            if not self.supervised:
                 self.metrics.config_reload("error")
             return False
         old = self.settings
         changed = _changed_keys(old, new)
         static = [k for k in changed if k.startswith(RESTART_PREFIXES)]
-        self.settings = new
+        self.settings = keep_static(old, new)
         self.generation += 1
         retired = self.upstream.reconfigure(new.upstream, max_body_bytes=new.limits.max_body_bytes,
                                             max_connections=new.limits.max_connections)
@@ -265,7 +266,7 @@ class Lifecycle:
             self._spawn(self._close_after(retired, self.generation - 1))
         if new.log != old.log:
             configure(new.log)
-        if self.count_reloads:
+        if not self.supervised:
             self.metrics.config_reload("ok")
         log.info("config_reloaded", changed=changed)
         if static:
@@ -294,6 +295,12 @@ class Lifecycle:
         return len(tasks)
 
 
+def _connections(server: web.Server) -> int:
+    """Open client connections; `Server.connections` copies them into a list, so count its dict."""
+    table = getattr(server, "_connections", None)
+    return len(table) if table is not None else len(server.connections)
+
+
 def _flatten(obj: object, prefix: str = "") -> dict[str, object]:
     out: dict[str, object] = {}
     for f in dataclasses.fields(obj):  # type: ignore[arg-type]
@@ -313,6 +320,14 @@ def _changed_keys(old: Settings, new: Settings) -> list[str]:
 def restart_keys(old: Settings, new: Settings) -> list[str]:
     """Changed keys that only take effect after a restart."""
     return [k for k in _changed_keys(old, new) if k.startswith(RESTART_PREFIXES)]
+
+
+def keep_static(old: Settings, new: Settings) -> Settings:
+    """The settings in force after a reload: the new ones, except the keys read at start-up."""
+    server = dataclasses.replace(new.server, listen=old.server.listen, workers=old.server.workers,
+                                 event_loop=old.server.event_loop)
+    return dataclasses.replace(new, server=server, admin=old.admin, tracing=old.tracing, push=old.push,
+                               agui=old.agui)
 
 
 class Process:

@@ -1,19 +1,25 @@
 """Owns the Prometheus metrics of one gateway process: a per-app registry (tests build many apps), the
-names, types and labels of every series, and the text exposition; it decides nothing about requests.
+names, types and labels of every series, and the text exposition; it decides nothing about requests."""
 
-Several workers (`server.workers` > 1) share nothing in memory, and SO_REUSEPORT hides them behind one
-port, so a scrape cannot pick a worker: they run in prometheus-client's multiprocess mode instead
-(PROMETHEUS_MULTIPROC_DIR, set by the parent before any worker starts), and the parent's admin
-listener serves the sum over the workers' files (`multiprocess_registry`). Gauges say how they
-combine: `livesum` for counts of open things, `liveall` (one series per pid) for per-worker state.
-"""
+# Several workers (`server.workers` > 1) share nothing in memory, and SO_REUSEPORT hides them behind one
+# port, so a scrape cannot pick a worker: they run in prometheus-client's multiprocess mode instead
+# (PROMETHEUS_MULTIPROC_DIR, set by the parent before any worker starts), and the parent's admin
+# listener serves the sum over the workers' files (`multiprocess_registry`). Gauges say how they
+# combine: `livesum` for counts of open things, `liveall` (one series per pid) for per-worker state.
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
 from gateway import __version__
@@ -21,7 +27,7 @@ from gateway.core.notes import Note
 from gateway.shell.push_sender import PushCounter
 
 __all__ = ["CONTENT_TYPE", "LATENCY_BUCKETS", "MULTIPROC_ENV", "Metrics", "MetricsPushCounter",
-           "SupervisorMetrics", "multiprocess_registry", "outcome_label", "render"]
+           "SupervisorMetrics", "multiprocess_registry", "outcome_label", "reference_markdown", "render"]
 
 PREFIX = "a2a_gateway_"
 # every name here is a classic one, so the body is the 0.0.4 text format every Prometheus version reads
@@ -46,7 +52,8 @@ class Metrics:
     """Every series of one gateway process, registered in its own registry."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        disable_created_metrics()  # no `*_created` series: they double the output and nobody graphs them
+        # no `*_created` series: they double the output and nobody graphs them
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         self.requests = Counter(
@@ -76,22 +83,31 @@ class Metrics:
         self.config_reloads = _config_reloads(r)
         self.overloaded = Counter(PREFIX + "connection_limit_rejections", "Requests answered 503 because "
                                   "limits.max_client_connections was reached.", registry=r)
-        self.ready = Gauge(PREFIX + "ready", "1 while the process is ready for traffic (per worker).",
-                           registry=r, multiprocess_mode="liveall")
-        self.worker_requests = Gauge(PREFIX + "worker_requests", "Requests handled by this worker process "
-                                     "since it started (per worker).", registry=r, multiprocess_mode="liveall")
+        self.ready = Gauge(PREFIX + "ready", "1 while the process is ready for traffic (with several "
+                           "workers: one series per worker, label `pid`).", registry=r,
+                           multiprocess_mode="liveall")
+        self.worker_requests = Gauge(PREFIX + "worker_requests", "Requests taken by this process since it "
+                                     "started (with several workers: one series per worker, label `pid`).",
+                                     registry=r, multiprocess_mode="liveall")
         self.build_info = Gauge(PREFIX + "build_info", "The gateway's version.", ("version",), registry=r,
                                 multiprocess_mode="max")
         self.build_info.labels(__version__).set(1)
         for kind in UPSTREAM_ERROR_KINDS:  # present at 0 from the start, so rate() sees the first error
             self.upstream_errors.labels(kind)
+        # labels() validates and locks on every call; an exchange's series are looked up once
+        self._series: dict[tuple[str, ...], tuple[Counter, Histogram]] = {}
 
     # ---- one exchange (handlers' finish) ---------------------------------------------------------
 
     def exchange(self, *, operation: str, client_version: str, upstream_version: str, binding: str,
                  outcome: str, duration_s: float, notes: Iterable[Note] = ()) -> None:
-        self.requests.labels(operation, client_version, upstream_version, binding, outcome).inc()
-        self.duration.labels(operation, client_version, upstream_version).observe(duration_s)
+        key = (operation, client_version, upstream_version, binding, outcome)
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = (self.requests.labels(*key),
+                                          self.duration.labels(operation, client_version, upstream_version))
+        series[0].inc()
+        series[1].observe(duration_s)
         for note in notes:
             self.notes.labels(note.code).inc()
 
@@ -148,10 +164,30 @@ def render(registry: CollectorRegistry) -> bytes:
     return generate_latest(registry)
 
 
+def reference_markdown() -> str:
+    """The metrics table for the README, generated from the definitions above (so it cannot drift)."""
+    rows = ["| Metric | Type | Labels | Description |", "|---|---|---|---|"]
+    seen: set[str] = set()
+    for owner in (Metrics(CollectorRegistry()), SupervisorMetrics()):
+        for metric in vars(owner).values():
+            if not isinstance(metric, Counter | Gauge | Histogram):
+                continue
+            family = next(iter(metric.describe()))
+            name = family.name + ("_total" if family.type == "counter" else "")
+            if name in seen:
+                continue
+            seen.add(name)
+            labels = ", ".join(f"`{label}`" for label in getattr(metric, "_labelnames", ()))
+            doc = family.documentation.replace("|", "\\|")
+            rows.append(f"| `{name}` | {family.type} | {labels} | {doc} |")
+    return "\n".join(rows) + "\n"
+
+
 def multiprocess_registry(path: str | None = None) -> CollectorRegistry:
     """A registry that sums every worker's files in the multiprocess directory (the parent's /metrics)."""
     from prometheus_client import multiprocess
 
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=path or os.environ[MULTIPROC_ENV])  # type: ignore[no-untyped-call]
+    path = path or os.environ[MULTIPROC_ENV]
+    multiprocess.MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]
     return registry

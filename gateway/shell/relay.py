@@ -1,7 +1,6 @@
 """The loop between an upstream event stream and a client `web.StreamResponse`: SSE headers, no
-compression, keep-alive comments while the agent is silent, the look-ahead timer of `final`, the
-idle timeout, the drain (ended after the last complete event), and the upstream closed in `finally`
-whoever leaves. It never inspects events (a pass-through only finds where they end)."""
+compression, keep-alives while the agent is silent, the look-ahead timer of `final`, the idle timeout,
+the drain, and the upstream closed in `finally` whoever leaves. It never inspects events."""
 
 from __future__ import annotations
 
@@ -58,6 +57,7 @@ class PassThrough:
         self.events_out = 0
         self.stopping = False
         self._tail = b"\n\n"  # the last bytes written (the start of a stream is an event boundary)
+        self._cr_end = False  # the last event ended with a CR at the end of a chunk (an LF may follow)
 
     @property
     def at_boundary(self) -> bool:
@@ -68,10 +68,14 @@ class PassThrough:
             return b""
         buf = self._tail + chunk
         skip = len(self._tail)
+        # "…\r\n\r" then "\n…": the LF completes the CRLF of an event already counted
+        same = skip + 1 if self._cr_end and chunk[:1] == b"\n" else -1
+        self._cr_end = False
         for m in _BLANK.finditer(buf):
-            if m.end() <= skip:
+            if m.end() <= skip or m.end() == same:
                 continue
             self.events_out += 1
+            self._cr_end = m.end() == len(buf) and buf[-1:] == b"\r"
             if self.stopping:  # the drain: nothing after this event's end
                 chunk = buf[skip:m.end()]
                 break
@@ -105,7 +109,8 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
     reader = upstream.content
     handle = None
     if lifecycle is not None:
-        handle = lifecycle.stream(reader, relay, "passthrough" if isinstance(relay, PassThrough) else "translated")
+        mode = "passthrough" if isinstance(relay, PassThrough) else "translated"
+        handle = lifecycle.stream(reader, relay, mode)
     last_upstream = last_write = time.monotonic()
     try:
         while not relay.done:

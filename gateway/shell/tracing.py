@@ -1,6 +1,5 @@
-"""Owns OpenTelemetry tracing (the `otel` extra, `tracing.enabled`): a server span per request that
-continues the caller's trace, A2A attributes, and the context injected into upstream requests. When
-tracing is off, build_app never constructs this module's objects, so it costs nothing."""
+"""Owns OpenTelemetry tracing (the `otel` extra, `tracing.enabled`): a server span per request continuing
+the caller's trace, A2A attributes, `traceparent` upstream. Off, build_app never imports this module."""
 
 from __future__ import annotations
 
@@ -15,6 +14,8 @@ from gateway.config import ConfigError, Problem, TracingSettings
 from gateway.observability import bound
 
 __all__ = ["TRACING", "Tracing"]
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # bound log fields (gateway.observability) copied onto the span
 _ATTRIBUTES = {
@@ -57,8 +58,7 @@ class Tracing:
         self.tracer = self.provider.get_tracer("a2a-gateway", __version__)
 
     @web.middleware
-    async def middleware(self, request: web.Request,
-                         handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         parent = self._propagate.extract(request.headers)
         with self.tracer.start_as_current_span(f"{request.method} {request.path}", context=parent,
                                                kind=self._trace.SpanKind.SERVER) as span:

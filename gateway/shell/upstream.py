@@ -234,7 +234,8 @@ class Upstream:
         try:
             async with asyncio.timeout(t.first_byte):  # until the reply's head; the relay watches the rest
                 resp = await self.session.request(
-                    method, url, data=body, headers=headers, allow_redirects=False, params=list(query) or None,
+                    method, url, data=body, headers=headers, allow_redirects=False,
+                    params=list(query) or None,
                     timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
                                                   sock_read=None))
         except TimeoutError:

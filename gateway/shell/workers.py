@@ -1,18 +1,16 @@
 """Owns `server.workers` > 1: a parent that starts N worker processes sharing the listen port with
-SO_REUSEPORT, forwards SIGTERM and SIGHUP, restarts a crashed worker, and serves the admin listener.
+SO_REUSEPORT, forwards SIGTERM and SIGHUP, restarts a crashed worker, and serves the admin listener."""
 
-The admin listener lives in the parent, not in a worker: the parent outlives every worker (so /healthz
-and /metrics stay up while one restarts), it is the one that knows all workers are alive and ready
-(/readyz), and it is where the workers' metrics meet. Workers run prometheus-client's multiprocess
-mode, each writing to files in PROMETHEUS_MULTIPROC_DIR (set here before any metric exists); the
-parent sums them per scrape. prometheus_client is imported only after that variable is set.
-"""
+# The admin listener lives in the parent, not in a worker: the parent outlives every worker (so /healthz
+# and /metrics stay up while one restarts), it is the one that knows all workers are alive and ready
+# (/readyz), and it is where the workers' metrics meet. Workers run prometheus-client's multiprocess
+# mode, each writing to files in PROMETHEUS_MULTIPROC_DIR (set here before any metric exists); the
+# parent sums them per scrape. prometheus_client is imported only after that variable is set.
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 import shutil
 import signal
@@ -32,17 +30,21 @@ __all__ = ["Supervisor", "supervise"]
 
 log = get_logger("gateway.workers")
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # also gateway.shell.metrics.MULTIPROC_ENV (not imported: see above)
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # = gateway.shell.metrics.MULTIPROC_ENV (not imported: see above)
 EXIT_CONFIG = 2
 RESTART_DELAY_S = 1.0
 MAX_RESTART_DELAY_S = 30.0
 STABLE_AFTER_S = 10.0  # a worker that ran this long before dying is restarted at once
-KILL_MARGIN_S = 5.0  # after the grace, how long the parent waits before SIGKILL
+KILL_MARGIN_S = 10.0  # after the grace: cancelled handlers unwind, push jobs get up to 5 s; then SIGKILL
 
 
 def supervise(settings: Settings, loader: Callable[[], Settings], argv: list[str]) -> int:
     """Run the parent until SIGTERM or SIGINT and every worker has drained (blocking); the exit status.
     `argv` is the worker's `gateway` command line without `--worker`."""
+    if settings.server.port == 0:
+        log.error("workers_need_a_fixed_port", listen=settings.server.listen,
+                  detail="with server.workers > 1 every worker binds the same port (SO_REUSEPORT)")
+        return EXIT_CONFIG
     own = MULTIPROC_ENV not in os.environ
     path = Path(os.environ.get(MULTIPROC_ENV) or tempfile.mkdtemp(prefix="a2a-gateway-metrics-"))
     for stale in path.glob("*.db"):  # values of an earlier run would be summed into this one's
@@ -175,10 +177,13 @@ class Supervisor:
             self._stop.set()
             return
         ran = loop.time() - w.started
-        w.delay = RESTART_DELAY_S if ran >= STABLE_AFTER_S else min(MAX_RESTART_DELAY_S, w.delay * 2)
+        if ran >= STABLE_AFTER_S:  # it had been running well: at once
+            wait, w.delay = 0.0, RESTART_DELAY_S
+        else:  # crashing at start: back off, doubling
+            wait, w.delay = w.delay, min(MAX_RESTART_DELAY_S, w.delay * 2)
         log.error("worker_exited", worker=w.index, pid=process.pid, code=code, ran_s=round(ran, 1),
-                  restart_in_s=w.delay)
-        await asyncio.sleep(w.delay if ran < STABLE_AFTER_S else 0)
+                  restart_in_s=wait)
+        await asyncio.sleep(wait)
         if not self.draining:
             w.restarts += 1
             self.restarts.inc()
@@ -198,7 +203,7 @@ class Supervisor:
                       detail="keeping the running configuration; workers not signalled")
             self.reloads.labels("error").inc()
             return
-        from gateway.shell.lifecycle import restart_keys
+        from gateway.shell.lifecycle import keep_static, restart_keys
 
         static = restart_keys(self.settings, new)
         if static:
@@ -206,7 +211,7 @@ class Supervisor:
                         detail="these keys are read at start-up; the running values stay until a restart")
         if new.log != self.settings.log:
             configure(new.log)
-        self.settings = _keep_static(self.settings, new)
+        self.settings = keep_static(self.settings, new)
         self.reloads.labels("ok").inc()
         log.info("config_reload", workers=len(self.workers))
         self._signal(signal.SIGHUP)
@@ -257,9 +262,3 @@ class _AdminStatus:
 
     def workers(self) -> list[dict[str, Any]]:
         return self._s.workers_status()
-
-
-def _keep_static(old: Settings, new: Settings) -> Settings:
-    """The parent's settings after a reload: the new ones, but its listeners and worker count stay."""
-    server = dataclasses.replace(new.server, listen=old.server.listen, workers=old.server.workers)
-    return dataclasses.replace(new, server=server, admin=old.admin)

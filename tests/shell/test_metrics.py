@@ -1,10 +1,10 @@
 """Metrics scraped from the admin endpoint after real exchanges through a gateway in front of a fake
-agent: requests by operation, versions, binding and outcome; latency; streams and events; notes;
-upstream errors by kind; push outcomes; card refreshes."""
+agent: requests, latency, streams and events, notes, upstream errors, push outcomes, card refreshes."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -13,7 +13,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from gateway.core import jsoncodec
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER
-from gateway.shell.metrics import LATENCY_BUCKETS, Metrics, MetricsPushCounter, outcome_label
+from gateway.shell.metrics import (
+    LATENCY_BUCKETS,
+    Metrics,
+    MetricsPushCounter,
+    outcome_label,
+    reference_markdown,
+)
 
 V03_SEND = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": {
     "kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}
@@ -192,3 +198,11 @@ def test_registries_are_per_app() -> None:
 async def _until(predicate: Any) -> None:
     while not predicate():
         await asyncio.sleep(0.01)
+
+
+def test_readme_lists_every_metric() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start, end = "<!-- metrics:start -->\n", "<!-- metrics:end -->"
+    assert readme[readme.index(start) + len(start):readme.index(end)] == reference_markdown(), (
+        "the README's metrics table is out of date; regenerate it from "
+        "gateway.shell.metrics.reference_markdown()")

@@ -4,9 +4,10 @@ paired in `cleanup_ctx`, and `serve()` for one process (lifecycle.Process). No p
 from __future__ import annotations
 
 import asyncio
+import gc
 import contextlib
 import importlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, MutableMapping
 
 from aiohttp import web
 
@@ -16,7 +17,15 @@ from gateway.core.types import Binding
 from gateway.observability import get_logger
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.handlers import agui, card, jsonrpc, push, rest
-from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER, SERVED_BINDINGS, SETTINGS, UPSTREAM
+from gateway.shell.keys import (
+    LIFECYCLE,
+    METRICS,
+    PUSH_SENDER,
+    ROUTE_PREFIX,
+    SERVED_BINDINGS,
+    SETTINGS,
+    UPSTREAM,
+)
 from gateway.shell.lifecycle import Lifecycle, Process
 from gateway.shell.metrics import Metrics, MetricsPushCounter
 from gateway.shell.upstream import Upstream
@@ -25,38 +34,61 @@ log = get_logger("gateway.app")
 
 
 def build_app(settings: Settings) -> web.Application:
+    """The gateway app: in front of `[upstream]` (the sidecar), or, with `[[routes]]`, one sub-app per
+    route (gateway.shell.routes) and a 404 for paths no route matches."""
     app = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
     app[SETTINGS] = settings
     metrics = app[METRICS] = Metrics()
-    upstream = app[UPSTREAM] = Upstream(settings.upstream, max_body_bytes=settings.limits.max_body_bytes,
-                                        max_connections=settings.limits.max_connections, metrics=metrics)
+    upstream = Upstream(settings.upstream, max_body_bytes=settings.limits.max_body_bytes,
+                        max_connections=settings.limits.max_connections, metrics=metrics)
     lifecycle = app[LIFECYCLE] = Lifecycle(settings, upstream, metrics)
+    inject = None
     if settings.tracing.enabled:  # outermost: the span covers the whole request
         from gateway.shell.tracing import TRACING, Tracing
 
         tracing = app[TRACING] = Tracing(settings.tracing)
         app.middlewares.append(tracing.middleware)
-        upstream.inject = tracing.inject
+        inject = tracing.inject
         app.cleanup_ctx.append(tracing.cleanup_ctx)
-    app.middlewares.append(lifecycle.middleware)
+    app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
+    if settings.routes:
+        from gateway.shell import routes
+
+        routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject))
+    else:
+        app[UPSTREAM] = upstream
+        upstream.inject = inject
+        _serve_agent(app, settings, inject)
+    app.cleanup_ctx.append(lifecycle.cleanup_ctx)
+    return app
+
+
+def _serve_agent(app: web.Application, settings: Settings,
+                 inject: Callable[[MutableMapping[str, str]], None] | None) -> None:
+    """Serve one agent on `app` (the root app, or a route's sub-app holding its own UPSTREAM)."""
+    app[UPSTREAM].inject = inject
     app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
     app.router.add_post("/", jsonrpc.handle)
+    if app.get(ROUTE_PREFIX):
+        app.router.add_post("", jsonrpc.handle)  # the route's prefix itself, as its card says
     push.install(app, settings)  # the push webhook route, before the REST catch-all
     agui.install(app, settings)  # POST /agui and /agui/{route}, before the REST catch-all
     app.router.add_route("*", "/{path:.+}", rest.handle)  # the REST surface; keep this route last
     app.cleanup_ctx.append(_upstream_ctx)
     app.cleanup_ctx.append(push.cleanup_ctx)  # after the upstream: relay jobs drain before it closes
-    app.cleanup_ctx.append(lifecycle.cleanup_ctx)
     if PUSH_SENDER in app:
-        app[PUSH_SENDER].counter = MetricsPushCounter(metrics)
-    return app
+        app[PUSH_SENDER].counter = MetricsPushCounter(app[METRICS])
 
 
 async def _upstream_ctx(app: web.Application) -> AsyncIterator[None]:
     upstream = app[UPSTREAM]
     await upstream.start()
+    # everything imported and built: keep the startup heap out of the cyclic GC's way, so the
+    # collections that per-request garbage triggers stay cheap
+    gc.collect()
+    gc.freeze()
     # it idles while the version is fixed, and a reload may switch to "auto"
     refresher = asyncio.get_running_loop().create_task(upstream.refresh_forever(), name="card-refresh")
     yield
@@ -114,6 +146,8 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         log.error("listen_failed", listen=settings.server.listen, admin=settings.admin.listen, error=str(exc))
         await process.close()
         return EXIT_LISTEN
+    agents: dict[str, object] = ({"routes": {r.name: r.upstream.url for r in settings.routes}} if settings.routes
+                                 else {"upstream": settings.upstream.url})
     log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None,
-             upstream=settings.upstream.url, worker=worker, loop=type(asyncio.get_running_loop()).__module__)
+             **agents, worker=worker, loop=type(asyncio.get_running_loop()).__module__)
     return await process.run()

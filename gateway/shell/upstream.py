@@ -68,8 +68,10 @@ class Upstream:
             cookie_jar=aiohttp.DummyCookieJar(),
             auto_decompress=False,
             connector=aiohttp.TCPConnector(limit=self._max_connections),
+            # no per-read timer (aiohttp re-arms it on every chunk): unary calls are bounded by one
+            # asyncio.timeout(total_unary), streams by first_byte until their head, then by the relay
             timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
-                                          sock_read=t.first_byte),
+                                          sock_read=None),
         )
 
     async def close(self) -> None:
@@ -255,6 +257,9 @@ def _kind(exc: aiohttp.ClientError) -> str:
 
 
 async def read_bounded(resp: aiohttp.ClientResponse, limit: int) -> bytes:
+    length = resp.content_length
+    if length is not None and length <= limit:  # the common case: one read, no chunk loop
+        return await resp.read()
     chunks: list[bytes] = []
     size = 0
     async for chunk in resp.content.iter_any():

@@ -87,7 +87,9 @@ def agent_argparser(description: str) -> argparse.ArgumentParser:
 
 def bind(host: str, port: int) -> socket.socket:
     """Bind before building the app so the card can carry the real port (no free-port race)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio enables TCP_NODELAY only on sockets whose proto says TCP; without it
+    # every keep-alive request after the first stalls ~40 ms on delayed ACKs
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.set_inheritable(True)

@@ -38,6 +38,7 @@ __all__ = [
     "LogSettings",
     "Problem",
     "PushSettings",
+    "RouteSettings",
     "ServerSettings",
     "Settings",
     "TimeoutSettings",
@@ -159,6 +160,18 @@ class LogSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class RouteSettings:
+    """One `[[routes]]` entry: an upstream agent selected by path prefix and/or Host, with its own
+    upstream and quirks settings (the keys it does not set inherit `[upstream]` and `[quirks]`)."""
+
+    name: str
+    path_prefix: str  # "" or "/seg[/seg...]" without a trailing slash
+    host: str  # "" (any) or a lower-case host name, matched without the port
+    upstream: UpstreamSettings
+    quirks: Quirks
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     server: ServerSettings
     upstream: UpstreamSettings
@@ -169,6 +182,7 @@ class Settings:
     log: LogSettings
     admin: AdminSettings
     tracing: TracingSettings
+    routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -718,7 +732,7 @@ def _self_check() -> None:
     if set(_SECTION_TYPES) != set(SECTIONS) or {k.section for k in SCHEMA} != set(SECTIONS):
         raise AssertionError("SECTIONS, _SECTION_TYPES and SCHEMA disagree on the sections")
     top = {s for s in SECTIONS if "." not in s}
-    if {f.name for f in dataclasses.fields(Settings)} != top:
+    if {f.name for f in dataclasses.fields(Settings)} - {"routes"} != top:
         raise AssertionError("Settings fields differ from the top-level sections")
     for section, cls in _SECTION_TYPES.items():
         want = {k.field for k in SCHEMA if k.section == section}
@@ -888,9 +902,12 @@ def load(
         except _Bad as exc:
             problems.append(Problem(key.name, str(exc), source))
 
+    raw_routes: object = None
     if path is not None:
         source = f"in {path}"
-        for name, raw in _walk_toml(_read_file(path)):
+        doc = _read_file(path)
+        raw_routes = doc.pop("routes", None)
+        for name, raw in _walk_toml(doc):
             key = _BY_NAME.get(name)
             if key is None:
                 if name in SECTIONS:
@@ -923,6 +940,10 @@ def load(
         source = f"from {key.cli}" if key.cli else "from the command line"
         take(key, raw, source, text=isinstance(raw, str) and key.kind not in ("str", "enum"))
 
+    route_overrides = _read_routes(raw_routes, f"in {path}", problems) if raw_routes is not None else []
+    if route_overrides and values["upstream.url"] is REQUIRED:
+        values["upstream.url"] = ""  # every route names its own agent
+
     for key in SCHEMA:
         if values[key.name] is REQUIRED and not any(p.key == key.name for p in problems):
             how = f"the config file, {key.env}" + (f" or {key.cli}" if key.cli else "")
@@ -930,7 +951,110 @@ def load(
 
     if problems:
         raise ConfigError(problems)
-    return _build(values)
+    settings = _build(values)
+    if not route_overrides:
+        return settings
+    return dataclasses.replace(settings, routes=tuple(_build_route(values, o) for o in route_overrides))
+
+
+# --- routes: [[routes]] in the config file --------------------------------------------------------
+
+_ROUTE_NAME = re.compile(r"^[a-z0-9-]{1,63}$")
+_ROUTE_FIELDS = ("name", "path_prefix", "host", "upstream", "quirks")
+
+
+@dataclass(frozen=True, slots=True)
+class _RouteOverrides:
+    name: str
+    path_prefix: str
+    host: str
+    values: dict[str, Any]  # typed upstream.* and quirks.* values the route sets
+
+
+def _route_str(table: Mapping[str, Any], field: str, at: str, source: str, problems: list[Problem],
+               check: Callable[[str], str]) -> str | None:
+    raw = table.get(field, "")
+    try:
+        if not isinstance(raw, str):
+            raise _Bad(f"must be a string, got {_describe(raw)}")
+        return check(raw)
+    except _Bad as exc:
+        problems.append(Problem(f"{at}.{field}", str(exc), source))
+        return None
+
+
+def _check_route_name(value: str) -> str:
+    if not value:
+        raise _Bad("is required: 1-63 characters of a-z, 0-9 and '-'")
+    if not _ROUTE_NAME.match(value):
+        raise _Bad(f"must be 1-63 characters of a-z, 0-9 and '-', got {value!r}")
+    return value
+
+
+def _check_path_prefix(value: str) -> str:
+    prefix = value.rstrip("/")
+    if prefix and not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", prefix):
+        raise _Bad(f'must be "" or an absolute path of plain segments, e.g. /agents/billing, got {value!r}')
+    return prefix
+
+
+def _check_route_host(value: str) -> str:
+    if value and not _HOSTNAME.match(value):
+        raise _Bad(f"must be a host name without a port, e.g. billing.example.com, got {value!r}")
+    return value.lower()
+
+
+def _read_routes(raw: object, source: str, problems: list[Problem]) -> list[_RouteOverrides]:
+    """Validate `[[routes]]`: names and selectors, and each route's upstream/quirks keys, typed with
+    the top-level keys' own checks; problems are named `routes[i].key` (i counts from 0)."""
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        problems.append(Problem("routes", f"must be an array of tables [[routes]], got {_describe(raw)}", source))
+        return []
+    out: list[_RouteOverrides] = []
+    names: set[str] = set()
+    selectors: set[tuple[str, str]] = set()
+    for i, table in enumerate(raw):
+        at = f"routes[{i}]"
+        for extra in sorted(set(table) - set(_ROUTE_FIELDS)):
+            problems.append(Problem(f"{at}.{extra}", "unknown key" + _suggest(extra, _ROUTE_FIELDS), source))
+        name = _route_str(table, "name", at, source, problems, _check_route_name)
+        prefix = _route_str(table, "path_prefix", at, source, problems, _check_path_prefix)
+        host = _route_str(table, "host", at, source, problems, _check_route_host)
+        if name is not None:
+            if name in names:
+                problems.append(Problem(f"{at}.name", f"{name!r} names another route too", source))
+            names.add(name)
+        if prefix is not None and host is not None:
+            if (host, prefix) in selectors:
+                where = f"path_prefix {prefix!r}" + (f" on host {host!r}" if host else "")
+                problems.append(Problem(f"{at}.path_prefix", f"another route has {where}", source))
+            selectors.add((host, prefix))
+        typed: dict[str, Any] = {}
+        sub = {k: table[k] for k in ("upstream", "quirks") if k in table}
+        for dotted, value in _walk_toml(sub):
+            key = _BY_NAME.get(dotted)
+            if key is None or not dotted.startswith(("upstream.", "quirks.")):
+                reason = (f"must be a table [routes.{dotted}], got {_describe(value)}" if dotted in SECTIONS
+                          else "unknown key" + _suggest(dotted, [k for k in _BY_NAME
+                                                                 if k.startswith(("upstream.", "quirks."))]))
+                problems.append(Problem(f"{at}.{dotted}", reason, source))
+                continue
+            try:
+                coerced = _coerce_value(key, value)
+                typed[dotted] = key.check(coerced) if key.check else coerced
+            except _Bad as exc:
+                problems.append(Problem(f"{at}.{dotted}", str(exc), source))
+        if "upstream.url" not in typed and not any(p.key == f"{at}.upstream.url" for p in problems):
+            problems.append(Problem(f"{at}.upstream.url", "is required: every route names its own agent", source))
+        if name is not None and prefix is not None and host is not None:
+            out.append(_RouteOverrides(name, prefix, host, typed))
+    return out
+
+
+def _build_route(values: Mapping[str, Any], route: _RouteOverrides) -> RouteSettings:
+    merged = {**values, **route.values}
+    return RouteSettings(route.name, route.path_prefix, route.host, _build_section("upstream", merged),
+                         _build_section("quirks", merged))
 
 
 def _build_section(section: str, values: Mapping[str, Any]) -> Any:
@@ -985,7 +1109,34 @@ def reference_markdown() -> str:
             default = "required" if k.required else f"`{_toml_value(k.default)}`"
             doc = k.doc.replace("|", "\\|") + (f" Flag: `{k.cli}`." if k.cli else "")
             out.append(f"| `{k.field}` | {k.type_label} | {default} | `{k.env}` | {doc} |")
+    out += ["", "### `[[routes]]`", "", _ROUTES_DOC, "",
+            "| Key | Type | Default | Description |", "|---|---|---|---|"]
+    out += [f"| `{name}` | {kind} | {default} | {doc} |" for name, kind, default, doc in _ROUTE_KEYS]
     return "\n".join(out) + "\n"
+
+
+_ROUTES_DOC = (
+    "Several agents behind one gateway: each `[[routes]]` entry is an upstream agent selected by path "
+    "prefix and/or `Host`, served as its own sub-application (its card, JSON-RPC, HTTP+JSON, AG-UI and "
+    "push webhook paths all under the prefix, its card's URLs pointing there). A request goes to the "
+    "first route whose host (if set) and prefix match, routes with a host first, longer prefixes first; "
+    "a path no route matches gets a 404 in the A2A HTTP+JSON error shape. With no routes the gateway "
+    "is a sidecar in front of `[upstream]`. Routes come from the config file only: no environment "
+    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]` keys they "
+    "inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
+    "`routes[1].upstream.url`."
+)
+_ROUTE_KEYS = (
+    ("name", "string", "required", "The route's name: 1-63 characters of `a-z`, `0-9` and `-`; unique."),
+    ("path_prefix", "string", '`""`', "The path prefix, e.g. `/agents/billing` (plain segments, no "
+     "trailing slash); `\"\"` matches every path. Host and prefix together are unique."),
+    ("host", "string", '`""`', "Match only this `Host` (case-insensitive, the port ignored); `\"\"` matches "
+     "any host."),
+    ("upstream", "table", "`[upstream]`", "Any `[upstream]` key (`url` is required), e.g. "
+     "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
+    ("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
+     "`[quirks]`."),
+)
 
 
 def _comment(text: str) -> list[str]:
@@ -1023,6 +1174,26 @@ def sample_toml() -> str:
             example = k.example.strip("{} ")
             if example:
                 out.append(f"# {example}")
+    out += ["", *_comment("[[routes]]: several agents behind one gateway (see the README's configuration "
+                          "reference); file only, restart to change. Without routes the gateway is a "
+                          "sidecar in front of [upstream]. For example:"),
+            "#",
+            "# [[routes]]",
+            '# name = "billing"',
+            '# path_prefix = "/agents/billing"',
+            "# [routes.upstream]",
+            '# url = "http://billing-agent:9000"',
+            '# version = "0.3"',
+            "# [routes.upstream.headers]",
+            '# Authorization = "Bearer <token>"',
+            "#",
+            "# [[routes]]",
+            '# name = "search"',
+            '# host = "search.agents.example.com"',
+            "# [routes.upstream]",
+            '# url = "http://search-agent:9000"',
+            "# [routes.quirks]",
+            "# # any [quirks] key"]
     return "\n".join(out) + "\n"
 
 

@@ -4,8 +4,8 @@ paired in `cleanup_ctx`, and `serve()` for one process (lifecycle.Process). No p
 from __future__ import annotations
 
 import asyncio
-import gc
 import contextlib
+import gc
 import importlib
 from collections.abc import AsyncIterator, Callable, MutableMapping
 

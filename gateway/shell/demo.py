@@ -4,6 +4,7 @@ it, in one process, so a v0.3 client (or curl) can try the translation with noth
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import socket
 
@@ -48,7 +49,5 @@ async def _run(settings: Settings) -> None:
 
 def run_demo(settings: Settings) -> None:
     """Blocking: serve until interrupted."""
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_run(settings))
-    except KeyboardInterrupt:
-        pass

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
-AnyHeaders = CIMultiDictProxy[str] | CIMultiDict[str]
-
 from gateway.core.types import Version
 from gateway.core.versions import merge_extensions
+
+AnyHeaders = CIMultiDictProxy[str] | CIMultiDict[str]
 
 HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",

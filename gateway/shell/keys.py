@@ -18,3 +18,5 @@ SEALER = web.AppKey("push_sealer", object)   # gateway.core.push.PushSealer when
 PUSH_SENDER = web.AppKey("push_sender", PushSender)
 METRICS = web.AppKey("metrics", Metrics)
 LIFECYCLE = web.AppKey("lifecycle", Lifecycle)
+ROUTE_HOST = web.AppKey("route_host", str)  # a Host-matched [[routes]] sub-app's host
+ROUTE_PREFIX = web.AppKey("route_prefix", str)  # a [[routes]] sub-app's path prefix ("/agents/x")

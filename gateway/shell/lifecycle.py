@@ -35,7 +35,9 @@ READY_POLL_SECONDS = 1.0
 CANCEL_WAIT_SECONDS = 2.0  # after the grace: how long cancelled handlers get to unwind
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
 RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "admin.", "tracing.", "push.",
-                    "agui.")
+                    "agui.", "routes")
+# with [[routes]], every route's settings (and the [upstream]/[quirks] keys they inherit) are fixed too
+ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.")
 
 
 class Drained(Exception):
@@ -113,6 +115,9 @@ class Lifecycle:
         self._streams_stopped = False
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
         self._jobs: set[asyncio.Task[None]] = set()
+        # [[routes]]: each route's own lifecycle (its settings, upstream and open streams), by name; the
+        # root's middleware still counts every request, and its drain and readiness cover the routes
+        self.routes: dict[str, Lifecycle] = {}
 
     # ---- requests (the middleware) ---------------------------------------------------------------
 
@@ -163,7 +168,7 @@ class Lifecycle:
 
     @property
     def open_streams(self) -> int:
-        return len(self._streams)
+        return len(self._streams) + sum(route.open_streams for route in self.routes.values())
 
     def _notify(self) -> None:
         for predicate, future in list(self._waiters):
@@ -204,7 +209,7 @@ class Lifecycle:
         streams = list(self._streams)
         for handle in streams:
             handle.stop()
-        return len(streams)
+        return len(streams) + sum(route.stop_streams() for route in self.routes.values())
 
     # ---- readiness ------------------------------------------------------------------------------
 
@@ -213,6 +218,12 @@ class Lifecycle:
         configuration) and the gateway is not draining."""
         if self.draining:
             return False, "draining: the gateway is shutting down"
+        for name, route in self.routes.items():  # [[routes]]: ready when every route's agent is known
+            ready, reason = route.readiness()
+            if not ready:
+                return False, f"route {name}: {reason}"
+        if self.routes:
+            return True, "ready"
         upstream = self.upstream
         if upstream.settings.version != "auto" or upstream.card_known:
             return True, "ready"
@@ -257,13 +268,21 @@ class Lifecycle:
             return False
         old = self.settings
         changed = _changed_keys(old, new)
-        static = [k for k in changed if k.startswith(RESTART_PREFIXES)]
+        routed = bool(old.routes or new.routes)
+        static = [k for k in changed if k.startswith(ROUTED_RESTART_PREFIXES if routed else RESTART_PREFIXES)]
         self.settings = keep_static(old, new)
         self.generation += 1
-        retired = self.upstream.reconfigure(new.upstream, max_body_bytes=new.limits.max_body_bytes,
-                                            max_connections=new.limits.max_connections)
-        if retired is not None:
-            self._spawn(self._close_after(retired, self.generation - 1))
+        if routed:  # the routes' upstream and quirks are fixed at start-up; the other keys reach them
+            self.settings = dataclasses.replace(self.settings, upstream=old.upstream, quirks=old.quirks)
+            for route in self.routes.values():
+                route.settings = dataclasses.replace(self.settings, upstream=route.settings.upstream,
+                                                     quirks=route.settings.quirks, routes=())
+                route.generation += 1
+        else:
+            retired = self.upstream.reconfigure(new.upstream, max_body_bytes=new.limits.max_body_bytes,
+                                                max_connections=new.limits.max_connections)
+            if retired is not None:
+                self._spawn(self._close_after(retired, self.generation - 1))
         if new.log != old.log:
             configure(new.log)
         if not self.supervised:
@@ -319,7 +338,8 @@ def _changed_keys(old: Settings, new: Settings) -> list[str]:
 
 def restart_keys(old: Settings, new: Settings) -> list[str]:
     """Changed keys that only take effect after a restart."""
-    return [k for k in _changed_keys(old, new) if k.startswith(RESTART_PREFIXES)]
+    prefixes = ROUTED_RESTART_PREFIXES if old.routes or new.routes else RESTART_PREFIXES
+    return [k for k in _changed_keys(old, new) if k.startswith(prefixes)]
 
 
 def keep_static(old: Settings, new: Settings) -> Settings:
@@ -327,7 +347,7 @@ def keep_static(old: Settings, new: Settings) -> Settings:
     server = dataclasses.replace(new.server, listen=old.server.listen, workers=old.server.workers,
                                  event_loop=old.server.event_loop)
     return dataclasses.replace(new, server=server, admin=old.admin, tracing=old.tracing, push=old.push,
-                               agui=old.agui)
+                               agui=old.agui, routes=old.routes)
 
 
 class Process:

@@ -8,6 +8,7 @@ import hmac
 import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
@@ -30,7 +31,7 @@ from gateway.core.push import (
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger
 from gateway.shell.headers import upstream_request_headers
-from gateway.shell.keys import PUSH_SENDER, SEALER, SETTINGS, UPSTREAM
+from gateway.shell.keys import PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, SETTINGS, UPSTREAM
 from gateway.shell.push_sender import MAX_BACKOFF_S, PushSender
 from gateway.shell.ssrf import Network, check_url
 
@@ -56,16 +57,22 @@ class RelaySealer(PushSealer):
         await check_url(url, self.allow)
 
 
-def webhook_base(settings: Settings) -> str:
+def webhook_base(settings: Settings, *, route_host: str = "", route_prefix: str = "") -> str:
     """Where the upstream reaches the webhook: push.webhook_base_url, server.public_url, else the listen
-    address (an unspecified host becomes loopback: the sidecar case)."""
+    address (an unspecified host becomes loopback: the sidecar case). A [[routes]] route's webhook has
+    its prefix appended and, for a Host-matched route, its host in place of the base's."""
     if settings.push.webhook_base_url:
-        return settings.push.webhook_base_url
-    if settings.server.public_url:
-        return settings.server.public_url
-    host = settings.server.host
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
-    return f"http://{f'[{host}]' if ':' in host else host}:{settings.server.port}"
+        base = settings.push.webhook_base_url
+    elif settings.server.public_url:
+        base = settings.server.public_url
+    else:
+        host = settings.server.host
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+        base = f"http://{f'[{host}]' if ':' in host else host}:{settings.server.port}"
+    if route_host:
+        parts = urlsplit(base)
+        base = urlunsplit(parts._replace(netloc=route_host + (f":{parts.port}" if parts.port else "")))
+    return base + route_prefix
 
 
 def install(app: web.Application, settings: Settings) -> None:
@@ -82,7 +89,7 @@ def install(app: web.Application, settings: Settings) -> None:
                     detail="push.keys is empty: sealing with a random per-process key; webhooks registered "
                            "here stop working on restart and cannot be delivered by other replicas; set "
                            "push.keys (A2A_GATEWAY_PUSH_KEYS) to the same key(s) on every replica")
-    base = webhook_base(settings)
+    base = webhook_base(settings, route_host=app.get(ROUTE_HOST, ""), route_prefix=app.get(ROUTE_PREFIX, ""))
     app[SEALER] = RelaySealer(keys, webhook_base=base, webhook_path=push.webhook_path,
                               allow=push.allow_networks)
     app[PUSH_SENDER] = PushSender(push)

@@ -16,19 +16,20 @@ from gateway.core.versions import client_version, version_declared
 from gateway.observability import bind_exchange
 from gateway.shell.handlers.jsonrpc import context, finish, read_body
 from gateway.shell.proxy import Context, pass_through, respond, route_missing, translated
+from gateway.shell.urls import route_path
 
 
 def caller_version(request: web.Request) -> Version:
     header, query = request.headers.get("A2A-Version"), request.query.get("A2A-Version")
     if version_declared(header, query):
         return client_version(header, query)
-    return Version.V03 if request.path.startswith("/v1/") else Version.V10
+    return Version.V03 if route_path(request).startswith("/v1/") else Version.V10
 
 
 async def handle(request: web.Request) -> web.StreamResponse:
     started = time.monotonic()
     ctx = context(request, Binding.REST)
-    version = Version.V03 if request.path.startswith("/v1/") else Version.V10
+    version = Version.V03 if route_path(request).startswith("/v1/") else Version.V10
     try:
         version = caller_version(request)
         response = await _exchange(ctx, version)
@@ -42,15 +43,15 @@ async def _exchange(ctx: Context, version: Version) -> web.StreamResponse:
     request = ctx.request
     body = await read_body(request, ctx.settings.limits.max_body_bytes)
     query = [(k, v) for k, v in request.query.items() if k != "A2A-Version"]
-    call = rest.parse(request.method, request.raw_path.split("?", 1)[0], query, body, version=version)
+    path = route_path(request)
+    call = rest.parse(request.method, path, query, body, version=version)
     bind_exchange(method=f"{request.method} {call.op.name}", client_version=version, operation=call.op.name)
     ifaces = await ctx.upstream.interfaces(version, Binding.REST, call.op.name)
     iface, *others = ifaces
     bind_exchange(upstream_version=iface.version, upstream_binding=iface.binding)
     if iface.version is version and iface.binding is Binding.REST:
         ctx.fields["passthrough"] = True
-        response = await pass_through(ctx, iface, request.method, request.raw_path.split("?", 1)[0], query,
-                                      body, call.op.streaming)
+        response = await pass_through(ctx, iface, request.method, path, query, body, call.op.streaming)
         if not (others and isinstance(response, web.Response) and route_missing(response.status, response.body)):
             return response
         ctx.fields["passthrough"] = False

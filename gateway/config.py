@@ -57,8 +57,24 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 # ---------------------------------------------------------------------------------------------------
 
 
+class _Listens:
+    """`host` and `port` of a settings section's HOST:PORT `listen` value."""
+
+    __slots__ = ()
+    listen: str
+
+    @property
+    def host(self) -> str:
+        """The listen host, without IPv6 brackets."""
+        return _split_hostport(self.listen)[0]
+
+    @property
+    def port(self) -> int:
+        return _split_hostport(self.listen)[1]
+
+
 @dataclass(frozen=True, slots=True)
-class ServerSettings:
+class ServerSettings(_Listens):
     listen: str
     public_url: str
     trusted_proxies: tuple[Network, ...]
@@ -69,14 +85,6 @@ class ServerSettings:
     workers: int
     event_loop: Literal["auto", "asyncio", "uvloop"]
 
-    @property
-    def host(self) -> str:
-        """The listen host, without IPv6 brackets."""
-        return _split_hostport(self.listen)[0]
-
-    @property
-    def port(self) -> int:
-        return _split_hostport(self.listen)[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,16 +143,8 @@ class AguiSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class AdminSettings:
+class AdminSettings(_Listens):
     listen: str  # "" disables the admin listener
-
-    @property
-    def host(self) -> str:
-        return _split_hostport(self.listen)[0]
-
-    @property
-    def port(self) -> int:
-        return _split_hostport(self.listen)[1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,13 @@ context variables, the one line per exchange, and logging and counting of transl
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from contextvars import ContextVar
 from enum import Enum
 from typing import Literal, TextIO, cast
 
@@ -61,7 +63,7 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
     out = stream if stream is not None else sys.stdout
     level = _LEVELS[settings.level]
     shared: list[Processor] = [
-        structlog.contextvars.merge_contextvars,
+        _merge_exchange,
         _add_logger_name,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -69,7 +71,7 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
     renderer: Processor
     if settings.format == "json":
         shared += [structlog.processors.format_exc_info]
-        renderer = structlog.processors.JSONRenderer()
+        renderer = structlog.processors.JSONRenderer(_JsonLine())
     else:
         renderer = structlog.dev.ConsoleRenderer(colors=_isatty(out))
 
@@ -120,6 +122,25 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+def _json_fallback(obj: object) -> object:
+    """What structlog's JSONRenderer does with a value json cannot encode."""
+    try:
+        return obj.__structlog__()  # type: ignore[attr-defined]
+    except AttributeError:
+        return repr(obj)
+
+
+class _JsonLine:
+    """The JSON renderer's serializer: json.dumps(line, default=…) builds a new encoder for every line;
+    this one is built once and writes the same text."""
+
+    def __init__(self) -> None:
+        self._encode = json.JSONEncoder(default=_json_fallback).encode
+
+    def __call__(self, obj: object, **_: object) -> str:
+        return self._encode(obj)
+
+
 class _NamedWriteLogger(structlog.WriteLogger):
     """A WriteLogger that remembers the name get_logger() was called with."""
 
@@ -156,6 +177,21 @@ def _plain(value: object) -> object:
     return value.value if isinstance(value, Enum) else value
 
 
+# The exchange's fields live in one context variable holding a dict that is never mutated (binding
+# sets a new one), so a task started from a request sees the fields bound so far and its own bindings
+# stay its own. One variable instead of structlog's one per key: binding, clearing and merging into a
+# line cost a dict copy, not a walk over the whole context.
+_EMPTY: dict[str, object] = {}
+_fields: ContextVar[dict[str, object]] = ContextVar("a2a_gateway_exchange_fields", default=_EMPTY)
+
+
+def _merge_exchange(logger: object, method_name: str, event_dict: EventDict) -> EventDict:
+    """Processor: the bound exchange fields, under the line's own fields (which win)."""
+    for key, value in _fields.get().items():
+        event_dict.setdefault(key, value)
+    return event_dict
+
+
 def bind_exchange(
     *,
     request_id: str | None = None,
@@ -167,30 +203,38 @@ def bind_exchange(
 ) -> None:
     """Bind fields to every line logged from the current context (one aiohttp request runs in its own
     task, so its bindings stay its own). None values are skipped; enums are logged by value."""
-    values = {
-        "request_id": request_id,
-        "client_version": client_version,
-        "upstream_version": upstream_version,
-        "method": method,
-        "binding": binding,
-        **fields,
-    }
-    bind(**values)
+    new = dict(_fields.get())
+    if request_id is not None:
+        new["request_id"] = request_id
+    if client_version is not None:
+        new["client_version"] = _plain(client_version)
+    if upstream_version is not None:
+        new["upstream_version"] = _plain(upstream_version)
+    if method is not None:
+        new["method"] = method
+    if binding is not None:
+        new["binding"] = _plain(binding)
+    for key, value in fields.items():
+        if value is not None:
+            new[key] = _plain(value)
+    _fields.set(new)
 
 
 def bind(**fields: object) -> None:
     """Bind more fields to the current context (None values are skipped)."""
-    structlog.contextvars.bind_contextvars(**{k: _plain(v) for k, v in fields.items() if v is not None})
+    new = dict(_fields.get())
+    new.update((k, _plain(v)) for k, v in fields.items() if v is not None)
+    _fields.set(new)
 
 
 def clear() -> None:
     """Forget every field bound in the current context."""
-    structlog.contextvars.clear_contextvars()
+    _fields.set(_EMPTY)
 
 
 def bound() -> dict[str, object]:
     """The fields bound in the current context (enums already as their values)."""
-    return structlog.contextvars.get_contextvars()
+    return dict(_fields.get())
 
 
 # --- translation notes -----------------------------------------------------------------------------
@@ -243,6 +287,21 @@ def log_notes(
 
 
 _exchange_logger = get_logger("gateway.exchange")
+# structlog's lazy proxy assembles a new logger on every call; the exchange line, logged once per request,
+# keeps the one it assembled until the configuration changes (configure(), capture_logs(), reset()).
+_exchange_cached: tuple[tuple[object, ...], Logger] | None = None
+
+
+def _exchange_log() -> Logger:
+    global _exchange_cached
+    config = structlog.get_config()
+    key = (config["processors"], config["context_class"], config["wrapper_class"], config["logger_factory"])
+    cached = _exchange_cached
+    if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+        return cached[1]
+    logger = _exchange_logger.bind()
+    _exchange_cached = (key, logger)
+    return logger
 
 
 def log_exchange(
@@ -259,4 +318,4 @@ def log_exchange(
     if notes:
         NOTE_COUNTER.add(notes)
         fields["notes"] = notes_as_json(notes)
-    (logger or _exchange_logger).log(_LEVELS[level], event, **{k: _plain(v) for k, v in fields.items()})
+    (logger or _exchange_log()).log(_LEVELS[level], event, **{k: _plain(v) for k, v in fields.items()})

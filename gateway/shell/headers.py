@@ -19,13 +19,15 @@ HOP_BY_HOP = frozenset({
 # headers the gateway sets itself on each side, never copied across
 OWNED = frozenset({"host", "content-length", "content-type", "content-encoding", "accept-encoding",
                    "a2a-version", "a2a-extensions", "x-a2a-extensions"})
+_NOT_COPIED = HOP_BY_HOP | OWNED
 EXTENSIONS = {Version.V03: "X-A2A-Extensions", Version.V10: "A2A-Extensions"}
 
 
 def _end_to_end(headers: AnyHeaders) -> CIMultiDict[str]:
-    named = {h.strip().lower() for v in headers.getall("Connection", []) for h in v.split(",")}
-    return CIMultiDict((k, v) for k, v in headers.items()
-                       if k.lower() not in HOP_BY_HOP and k.lower() not in OWNED and k.lower() not in named)
+    connection = headers.getall("Connection", ())
+    dropped = _NOT_COPIED.union(h.strip().lower() for v in connection for h in v.split(",")) if connection \
+        else _NOT_COPIED
+    return CIMultiDict([(k, v) for k, v in headers.items() if k.lower() not in dropped])
 
 
 def upstream_request_headers(client: AnyHeaders, upstream: Version, *, peer: str | None,

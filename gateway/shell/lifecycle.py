@@ -13,7 +13,6 @@ import contextlib
 import dataclasses
 import os
 import signal
-from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
@@ -110,7 +109,7 @@ class Lifecycle:
         self.generation = 0  # bumped by every reload; requests remember the one they started in
         self.handled = 0  # requests this process has taken (the admin /workers endpoint)
         self._tasks: dict[asyncio.Task[Any], int] = {}
-        self._by_generation: Counter[int] = Counter()
+        self._by_generation: dict[int, int] = {}  # requests in flight by generation
         self._streams: set[StreamHandle] = set()
         self._streams_stopped = False
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
@@ -134,7 +133,8 @@ class Lifecycle:
         assert task is not None
         generation = self.generation
         self._tasks[task] = generation
-        self._by_generation[generation] += 1
+        by_generation = self._by_generation
+        by_generation[generation] = by_generation.get(generation, 0) + 1
         self.handled += 1
         self.metrics.in_flight.inc()
         self.metrics.worker_requests.set(self.handled)
@@ -146,10 +146,13 @@ class Lifecycle:
         finally:
             self.metrics.in_flight.dec()
             self._tasks.pop(task, None)
-            self._by_generation[generation] -= 1
-            if not self._by_generation[generation]:
-                del self._by_generation[generation]
-            self._notify()
+            left = by_generation[generation] - 1
+            if left:
+                by_generation[generation] = left
+            else:
+                del by_generation[generation]
+            if self._waiters:
+                self._notify()
 
     def _count_cancelled(self) -> None:
         """An exchange whose handler was cancelled (client gone, or the drain's deadline) never reaches

@@ -18,7 +18,7 @@ from gateway.core.errors import GatewayError, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
 from gateway.core.sse import encode_data
 from gateway.core.types import Binding, Version
-from gateway.shell.headers import client_response_headers, upstream_request_headers
+from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.keys import LIFECYCLE
 from gateway.shell.relay import PassThrough, Relay, pump, start_stream
 from gateway.shell.upstream import Upstream, read_bounded
@@ -89,7 +89,7 @@ async def _vet_webhook(ctx: Context, url: str) -> None:
         await check(url)
 
 
-async def _send(ctx: Context, iface: Interface, out: Outgoing) -> tuple[int, CIMultiDict[str], bytes]:
+async def _send(ctx: Context, iface: Interface, out: Outgoing) -> tuple[int, AnyHeaders, bytes]:
     url = _url(iface, out.path)
     reply = await ctx.upstream.request(out.method, url, headers=_headers(ctx, iface), body=out.body,
                                        query=out.query)
@@ -146,9 +146,9 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
             assert isinstance(step, Done)
             ctx.fields["outcome"] = "rejected"
             if _sse_errors(exchange.call):
-                return await _sse_error(ctx, step.reply, CIMultiDict(resp.headers), client)
-            return respond(step.reply, client_response_headers(CIMultiDict(resp.headers), client))
-        stream = await start_stream(ctx.request, client_response_headers(CIMultiDict(resp.headers), client))
+                return await _sse_error(ctx, step.reply, resp.headers, client)
+            return respond(step.reply, client_response_headers(resp.headers, client))
+        stream = await start_stream(ctx.request, client_response_headers(resp.headers, client))
         relay = exchange.stream(max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
         ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
         ctx.fields.update(outcome="stream", events=relay.events_out)
@@ -163,7 +163,7 @@ def _sse_errors(call: Call) -> bool:
     return call.version is Version.V03 and call.binding is Binding.JSONRPC and call.op.name == "subscribe_to_task"
 
 
-async def _sse_error(ctx: Context, reply: Reply, headers: CIMultiDict[str], client: Version) -> web.StreamResponse:
+async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Version) -> web.StreamResponse:
     stream = await start_stream(ctx.request, client_response_headers(headers, client))
     await stream.write(encode_data(reply.body.decode(), event="error"))
     await stream.write_eof()
@@ -201,10 +201,10 @@ async def pass_through(ctx: Context, iface: Interface, method: str, path: str, q
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
             ctx.fields["outcome"] = f"http {resp.status}"
             response = web.Response(body=data, status=resp.status,
-                                    headers=client_response_headers(CIMultiDict(resp.headers), client))
+                                    headers=client_response_headers(resp.headers, client))
             response.content_type = resp.content_type
             return response
-        stream = await start_stream(ctx.request, client_response_headers(CIMultiDict(resp.headers), client))
+        stream = await start_stream(ctx.request, client_response_headers(resp.headers, client))
         ctx.fields["bytes"] = await _pump(ctx, stream, resp, PassThrough())
         ctx.fields["outcome"] = "stream"
         return stream

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import aiohttp
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.config import UpstreamSettings
 from gateway.core import jsoncodec
@@ -34,7 +34,7 @@ _BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST}
 @dataclass(frozen=True, slots=True)
 class Reply:
     status: int
-    headers: CIMultiDict[str]
+    headers: CIMultiDictProxy[str]  # the response's own (read-only) headers: no copy
     body: bytes
 
 
@@ -53,6 +53,9 @@ class Upstream:
         self._card_lock = asyncio.Lock()
         self._wake = asyncio.Event()  # reconfigure() wakes the refresher
         self.last_card_error: str | None = None
+        # interfaces() by (client version, binding, operation), for the card and settings they came from
+        self._found: dict[tuple[Version, Binding, str], list[Interface]] = {}
+        self._found_for: tuple[UpstreamCard | None, UpstreamSettings | None] = (None, None)
         self.metrics = metrics
         # tracing: writes the current trace context into outgoing headers (None: tracing off)
         self.inject: Callable[[MutableMapping[str, str]], None] | None = None
@@ -186,12 +189,19 @@ class Upstream:
         if fixed is not None:
             return [await self.interface(client, binding)]
         card = await self.card()
-        pinned = _BINDINGS.get(self.settings.binding)  # `upstream.binding` other than auto
-        found = [Interface(i.version, i.binding, i.url, self.settings.tenant or i.tenant)
-                 for i in card.candidates(client, binding, op) if pinned is None or i.binding is pinned]
+        settings = self.settings
+        if self._found_for[0] is not card or self._found_for[1] is not settings:
+            self._found, self._found_for = {}, (card, settings)
+        key = (client, binding, op)  # operation names are the known operations': a bounded cache
+        found = self._found.get(key)
+        if found is None:
+            pinned = _BINDINGS.get(settings.binding)  # `upstream.binding` other than auto
+            found = self._found[key] = [
+                Interface(i.version, i.binding, i.url, settings.tenant or i.tenant)
+                for i in card.candidates(client, binding, op) if pinned is None or i.binding is pinned]
         if not found:
             raise UpstreamUnavailable("the agent's card lists no interface the gateway speaks")
-        return found
+        return list(found)
 
     async def interface(self, client: Version, binding: Binding = Binding.JSONRPC) -> Interface:
         """Where to send a request of a `client`-version caller. A fixed version in configuration
@@ -219,7 +229,7 @@ class Upstream:
                     if resp.status >= 500:
                         self._error("http_5xx")
                     data = await read_bounded(resp, self.max_body_bytes)
-                    return Reply(resp.status, CIMultiDict(resp.headers), data)
+                    return Reply(resp.status, resp.headers, data)
         except TimeoutError:
             self._error("timeout")
             raise UpstreamUnavailable("upstream agent timed out") from None

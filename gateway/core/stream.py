@@ -32,6 +32,10 @@ __all__ = ["ERROR_EVENT", "StreamRelay"]
 
 _INPUT_REQUIRED: Final = "TASK_STATE_INPUT_REQUIRED"
 
+# enum members as module constants: Enum class attribute lookups are slow on the per-event path
+_JSONRPC = Binding.JSONRPC
+_V10 = Dialect.V10
+
 
 class StreamRelay:
     """Translates one SSE stream from the upstream's (dialect, binding) to the client's, sans-IO.
@@ -197,7 +201,7 @@ class StreamRelay:
             value = jsoncodec.loads(event.data)
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
-        if self.upstream_binding is Binding.JSONRPC:
+        if self.upstream_binding is _JSONRPC:
             response = response_from_json(value)
             if response.error is not None:
                 hub = rpc_error_to_hub(response.error, self.upstream, self.cx, at)
@@ -208,8 +212,8 @@ class StreamRelay:
             return [self._frames.upstream_error(hub, at)], None, True
         else:
             raw = value
-        hub = raw if self.upstream is Dialect.V10 else translate(
-            "stream_response", raw, src=self.upstream, dst=Dialect.V10, cx=self.cx, at=at)
+        hub = raw if self.upstream is _V10 else translate(
+            "stream_response", raw, src=self.upstream, dst=_V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)
         if member == "task" and self.history_length is not None:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")
@@ -217,14 +221,14 @@ class StreamRelay:
         ends = state in enums.TERMINAL_V10 or (first and member == "message")
         v03_final = upstream_final(raw, member, self.upstream)
 
-        if self.client is Dialect.V10:
+        if self.client is _V10:
             frames = []
-            if first and self.upstream is not Dialect.V10 and member in ("statusUpdate", "artifactUpdate"):
+            if first and self.upstream is not _V10 and member in ("statusUpdate", "artifactUpdate"):
                 frames.append(self._frames.item(synthesized_task(member, payload, self.cx, at)))
             frames.append(self._frames.item(hub))
             return frames, None, ends or v03_final is True
 
-        item: JsonObj = translate("stream_response", hub, src=Dialect.V10, dst=self.client, cx=self.cx, at=at)
+        item: JsonObj = translate("stream_response", hub, src=_V10, dst=self.client, cx=self.cx, at=at)
         if member != "statusUpdate":
             return [self._frames.item(item)], None, ends
         final = ends or v03_final is True

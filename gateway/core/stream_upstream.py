@@ -16,10 +16,17 @@ from gateway.core.types import Binding, Dialect, JsonObj
 # and raises in the same call: what reaches the client then cannot depend on the chunking.
 LINES: Final = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
+# enum members as module constants: Enum class attribute lookups are slow on the per-event path
+_JSONRPC = Binding.JSONRPC
+_REST = Binding.REST
+_V03REST = Dialect.V03REST
+_V03RPC = Dialect.V03RPC
+_V10 = Dialect.V10
+
 BINDINGS: Final = {  # the bindings each dialect is spoken over
-    Dialect.V03RPC: frozenset({Binding.JSONRPC}),
-    Dialect.V03REST: frozenset({Binding.REST}),
-    Dialect.V10: frozenset({Binding.JSONRPC, Binding.REST}),
+    _V03RPC: frozenset({_JSONRPC}),
+    _V03REST: frozenset({_REST}),
+    _V10: frozenset({_JSONRPC, _REST}),
 }
 _SUBMITTED: Final = "TASK_STATE_SUBMITTED"
 
@@ -64,20 +71,20 @@ def state_of(payload: JsonObj) -> str | None:
 
 def rpc_error_to_hub(error: JsonObj, upstream: Dialect, cx: Cx, at: str) -> JsonObj:
     """An upstream JSON-RPC error object as the hub's (v1.0) error object."""
-    if upstream is Dialect.V10:
+    if upstream is _V10:
         return error
-    hub: JsonObj = translate("error", error, src=upstream, dst=Dialect.V10, cx=cx, at=f"{at}.error")
+    hub: JsonObj = translate("error", error, src=upstream, dst=_V10, cx=cx, at=f"{at}.error")
     return hub
 
 
 def upstream_final(raw: Any, name: str, upstream: Dialect) -> bool | None:
     """The `final` a v0.3 upstream put on this event (None: a v1.0 upstream has no such flag)."""
-    if upstream is Dialect.V10:
+    if upstream is _V10:
         return None
     if name != "statusUpdate":
         return False
     # the translator accepted `raw`: a status-update object, or a one-member REST wrapper
-    ev = raw if upstream is Dialect.V03RPC else next(iter(raw.values()))
+    ev = raw if upstream is _V03RPC else next(iter(raw.values()))
     return ev.get("final") is True
 
 

@@ -45,12 +45,13 @@ def translate(family: str, value: Any, *, src: Dialect, dst: Dialect, cx: Cx, at
         _load()
     if src is dst:
         return copy.deepcopy(value)
-    # keyed by the members' plain `_value_` strings: Enum.__hash__ is a Python-level call
+    # keyed by the dialects' string values: a `str` Enum member hashes and compares as its value,
+    # in C (Enum.__hash__ and the class attribute lookups are Python-level and cost per call)
     table = _FAST[family]
     if src is _V10 or dst is _V10:
-        return table[src._value_][dst._value_](value, cx, at)
-    hub = table[src._value_]["v10"](value, cx, at)
-    return table["v10"][dst._value_](hub, cx, at)
+        return table[src][dst](value, cx, at)
+    hub = table[src]["v10"](value, cx, at)
+    return table["v10"][dst](hub, cx, at)
 
 
 _loaded = False

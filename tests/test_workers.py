@@ -72,7 +72,7 @@ async def test_two_workers_share_the_port_and_the_parent_reports_them(fake_agent
             async with session.get(f"{base}/metrics") as resp:
                 m = parse(await resp.text())
             assert total(m, "a2a_gateway_requests_total", operation="send_message", outcome="ok") == REQUESTS
-            assert value(m, "a2a_gateway_request_duration_seconds_count", operation="send_message",
+            assert value(m, "a2a_gateway_request_duration_seconds_count", route="default", operation="send_message",
                          client_version="1.0", upstream_version="1.0") == REQUESTS
             assert {labels for (name, labels) in m if name == "a2a_gateway_ready"} == {
                 (("pid", str(w["pid"])),) for w in workers}

@@ -19,4 +19,5 @@ PUSH_SENDER = web.AppKey("push_sender", PushSender)
 METRICS = web.AppKey("metrics", Metrics)
 LIFECYCLE = web.AppKey("lifecycle", Lifecycle)
 ROUTE_HOST = web.AppKey("route_host", str)  # a Host-matched [[routes]] sub-app's host
+ROUTE_NAME = web.AppKey("route_name", str)  # a [[routes]] sub-app's name (metrics, logs)
 ROUTE_PREFIX = web.AppKey("route_prefix", str)  # a [[routes]] sub-app's path prefix ("/agents/x")

@@ -161,7 +161,7 @@ class Lifecycle:
         operation = fields.get("operation")
         if operation is None:
             return
-        self.metrics.requests.labels(operation, fields.get("client_version", ""),
+        self.metrics.requests.labels(fields.get("route", "default"), operation, fields.get("client_version", ""),
                                      fields.get("upstream_version", ""), fields.get("binding", ""),
                                      "cancelled").inc()
 

@@ -57,13 +57,13 @@ class Metrics:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         self.requests = Counter(
-            PREFIX + "requests", "Exchanges answered, by operation, client and upstream version, client "
-            "binding and outcome (ok, stream, error, rejected, cancelled).",
-            ("operation", "client_version", "upstream_version", "binding", "outcome"), registry=r)
+            PREFIX + "requests", "Exchanges answered, by route, operation, client and upstream version, "
+            "client binding and outcome (ok, stream, error, rejected, cancelled).",
+            ("route", "operation", "client_version", "upstream_version", "binding", "outcome"), registry=r)
         self.duration = Histogram(
             PREFIX + "request_duration_seconds", "Time from request to the end of the reply (for "
             "streaming operations: the stream's lifetime).",
-            ("operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS, registry=r)
+            ("route", "operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS, registry=r)
         self.in_flight = Gauge(PREFIX + "in_flight_requests", "Requests being handled.",
                                registry=r, multiprocess_mode="livesum")
         self.open_streams = Gauge(PREFIX + "open_streams", "SSE streams being relayed.",
@@ -100,12 +100,12 @@ class Metrics:
     # ---- one exchange (handlers' finish) ---------------------------------------------------------
 
     def exchange(self, *, operation: str, client_version: str, upstream_version: str, binding: str,
-                 outcome: str, duration_s: float, notes: Iterable[Note] = ()) -> None:
-        key = (operation, client_version, upstream_version, binding, outcome)
+                 outcome: str, duration_s: float, notes: Iterable[Note] = (), route: str = "default") -> None:
+        key = (route, operation, client_version, upstream_version, binding, outcome)
         series = self._series.get(key)
         if series is None:
             series = self._series[key] = (self.requests.labels(*key),
-                                          self.duration.labels(operation, client_version, upstream_version))
+                                          self.duration.labels(route, operation, client_version, upstream_version))
         series[0].inc()
         series[1].observe(duration_s)
         for note in notes:

@@ -15,7 +15,7 @@ from gateway.core.errors import GatewayError, UnknownOperation
 from gateway.core.exchange import error_reply
 from gateway.core.types import Binding, Version
 from gateway.shell.handlers.rest import caller_version
-from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_HOST, ROUTE_PREFIX, SETTINGS, UPSTREAM
+from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, SETTINGS, UPSTREAM
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.proxy import respond
 from gateway.shell.upstream import Upstream
@@ -83,6 +83,7 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
         sub = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
         sub[SETTINGS] = own
         sub[METRICS] = app[METRICS]
+        sub[ROUTE_NAME] = route.name
         sub[ROUTE_PREFIX] = route.path_prefix
         sub[ROUTE_HOST] = route.host
         upstream = sub[UPSTREAM] = Upstream(own.upstream, max_body_bytes=own.limits.max_body_bytes,

@@ -86,18 +86,19 @@ async def test_exchanges_are_counted_by_operation_version_binding_and_outcome(
 
     m = await scrape(aiohttp_client, gateway)
     req = "a2a_gateway_requests_total"
-    assert value(m, req, operation="send_message", client_version="0.3", upstream_version="1.0",
+    assert value(m, req, route="default", operation="send_message", client_version="0.3", upstream_version="1.0",
                  binding="JSONRPC", outcome="ok") == 3
-    assert value(m, req, operation="send_message", client_version="1.0", upstream_version="1.0",
+    assert value(m, req, route="default", operation="send_message", client_version="1.0", upstream_version="1.0",
                  binding="JSONRPC", outcome="ok") == 1
-    assert value(m, req, operation="send_streaming_message", client_version="0.3", upstream_version="1.0",
-                 binding="JSONRPC", outcome="stream") == 1
+    assert value(m, req, route="default", operation="send_streaming_message", client_version="0.3",
+                 upstream_version="1.0", binding="JSONRPC", outcome="stream") == 1
     assert total(m, req, operation="unknown", outcome="error") == 1
     assert total(m, req) == 6
     hist = "a2a_gateway_request_duration_seconds"
-    assert value(m, hist + "_count", operation="send_message", client_version="0.3", upstream_version="1.0") == 3
-    assert value(m, hist + "_bucket", operation="send_message", client_version="0.3", upstream_version="1.0",
-                 le="+Inf") == 3
+    assert value(m, hist + "_count", route="default", operation="send_message", client_version="0.3",
+                 upstream_version="1.0") == 3
+    assert value(m, hist + "_bucket", route="default", operation="send_message", client_version="0.3",
+                 upstream_version="1.0", le="+Inf") == 3
     assert {float(ls[1][1]) for (n, ls), _ in m.items() if n == hist + "_bucket" and ls[1][1] != "+Inf"} == set(
         LATENCY_BUCKETS)
     assert total(m, "a2a_gateway_translation_notes_total") >= 3
@@ -177,7 +178,7 @@ async def test_a_cancelled_exchange_is_counted(fake_agent_factory, gateway_facto
     await asyncio.wait_for(fake.on_disconnect.wait(), 5)
     await asyncio.wait_for(_until(lambda: gateway.app[LIFECYCLE].in_flight == 0), 5)
     m = await scrape(aiohttp_client, gateway)
-    assert value(m, "a2a_gateway_requests_total", operation="send_message", client_version="0.3",
+    assert value(m, "a2a_gateway_requests_total", route="default", operation="send_message", client_version="0.3",
                  upstream_version="1.0", binding="JSONRPC", outcome="cancelled") == 1, m
 
 

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient
 from gateway.config import ConfigError, load
 from gateway.shell.app import build_app
 from gateway.shell.handlers.push import webhook_base
-from gateway.shell.keys import LIFECYCLE
+from gateway.shell.keys import LIFECYCLE, METRICS
 from tests.fakes.agents import FakeAgent
 
 MSG_RPC03 = {"kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}
@@ -313,3 +313,17 @@ async def test_a_reload_keeps_the_routes(agents, aiohttp_client, tmp_path) -> No
     assert billing.settings.limits.max_body_bytes == 1000  # the other keys reach the routes
     resp = await client.post("/agents/billing", data=b"x" * 2000, headers={"Content-Type": "application/json"})
     assert (await resp.json())["error"]["message"] == "request body larger than 1000 bytes"
+
+
+async def test_metrics_count_requests_by_route(agents, aiohttp_client, tmp_path) -> None:
+    old, new = agents
+    new.reply_json("SendMessage", {"task": TASK_V10})
+    old.reply_json("message/send", TASK_RPC03)
+    client = await _gateway(aiohttp_client, _toml(tmp_path, _routes_toml(old, new)))
+    for prefix in ("/agents/search", "/agents/search", "/agents/billing"):
+        assert (await client.post(prefix, json=_rpc("message/send", {"message": MSG_RPC03}))).status == 200
+    text = client.app[METRICS].render().decode()
+    counts = {route: sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                         if line.startswith("a2a_gateway_requests_total{") and f'route="{route}"' in line)
+              for route in ("search", "billing")}
+    assert counts == {"search": 2.0, "billing": 1.0}

@@ -18,7 +18,7 @@ from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
 from gateway.core.versions import check_method_version, client_version, method_version, version_declared
 from gateway.observability import bind_exchange, bound, clear, log_exchange
-from gateway.shell.keys import LIFECYCLE, METRICS, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.metrics import outcome_label
 from gateway.shell.proxy import Context, pass_through, respond, translated
 
@@ -41,8 +41,8 @@ def context(request: web.Request, binding: Binding) -> Context:
     """Fresh per-request context; binds the log fields every line of this request carries."""
     clear()
     request_id = request.headers.get("X-Request-Id") or os.urandom(16).hex()  # 32 hex digits, as uuid4().hex
-    bind_exchange(request_id=request_id, binding=binding)
     app = request.app
+    bind_exchange(request_id=request_id, binding=binding, route=app.get(ROUTE_NAME, "default"))
     return Context(request, app[LIFECYCLE].settings, app[UPSTREAM], {"request_id": request_id},
                    app[SERVED_BINDINGS], app.get(SEALER))
 
@@ -59,7 +59,8 @@ def finish(ctx: Context, response: web.StreamResponse, started: float) -> web.St
     log_exchange(notes=notes, status=response.status, duration_ms=round(duration * 1000, 2), **fields)
     at = bound()
     metrics = ctx.request.app[METRICS]
-    metrics.exchange(operation=str(at.get("operation", "unknown")), client_version=str(at.get("client_version", "")),
+    metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),
+                     client_version=str(at.get("client_version", "")),
                      upstream_version=str(at.get("upstream_version", "")), binding=str(at.get("binding", "")),
                      outcome=outcome_label(fields.get("outcome"), response.status), duration_s=duration,
                      notes=notes)

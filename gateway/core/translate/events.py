@@ -88,7 +88,7 @@ def _status_to_v10(ev: Any, cx: Cx, at: str, known: frozenset[str], status_fn: F
     return out
 
 
-def _status_from_v10(ev: Any, cx: Cx, at: str, status_fn: Fn, *, rpc: bool) -> JsonObj:
+def _status_from_v10(status_fn: Fn, rpc: bool, ev: Any, cx: Cx, at: str) -> JsonObj:
     if type(ev) is not dict:
         ev = obj(ev, at)
     if not ev.keys() <= _STATUS_V10:
@@ -121,14 +121,14 @@ def status_rpc_to_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
     return _status_to_v10(ev, cx, at, _STATUS_RPC, tasks.status_rpc_to_v10)
 
 
-status_rpc_from_v10: Fn = functools.partial(_status_from_v10, status_fn=tasks.status_rpc_from_v10, rpc=True)
+status_rpc_from_v10: Fn = functools.partial(_status_from_v10, tasks.status_rpc_from_v10, True)
 
 
 def status_rest_to_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
     return _status_to_v10(ev, cx, at, _STATUS_REST, tasks.status_rest_to_v10)
 
 
-status_rest_from_v10: Fn = functools.partial(_status_from_v10, status_fn=tasks.status_rest_from_v10, rpc=False)
+status_rest_from_v10: Fn = functools.partial(_status_from_v10, tasks.status_rest_from_v10, False)
 
 
 # ---- TaskArtifactUpdateEvent ----------------------------------------------------------------------

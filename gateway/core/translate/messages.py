@@ -30,25 +30,15 @@ def _parts(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
 def _rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
     if type(items) is not list:
         arr(items, at)
-    out = []
-    for i, p in enumerate(items):
-        if type(p) is dict and len(p) == 2 and p.get("kind") == "text" and type(p.get("text")) is str:
-            out.append({"text": p["text"]})
-        else:
-            out.append(parts.rpc_to_v10(p, cx, f"{at}[{i}]"))
-    return out
+    return [{"text": p["text"]} if type(p) is dict and len(p) == 2 and p.get("kind") == "text"
+            and type(p.get("text")) is str else parts.rpc_to_v10(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
 
 
 def _rpc_parts_from_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
     if type(items) is not list:
         arr(items, at)
-    out = []
-    for i, p in enumerate(items):
-        if type(p) is dict and len(p) == 1 and type(p.get("text")) is str:
-            out.append({"kind": "text", "text": p["text"]})
-        else:
-            out.append(parts.rpc_from_v10(p, cx, f"{at}[{i}]"))
-    return out
+    return [{"kind": "text", "text": p["text"]} if type(p) is dict and len(p) == 1 and type(p.get("text")) is str
+            else parts.rpc_from_v10(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
 
 
 def _copy_ids(src: JsonObj, out: JsonObj, at: str, *, drop_empty: bool) -> None:

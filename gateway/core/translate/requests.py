@@ -96,7 +96,7 @@ def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     return out
 
 
-def _send_to_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
+def _send_to_v10(rest: bool, params: Any, cx: Cx, at: str) -> JsonObj:
     if type(params) is not dict:
         params = obj(params, at)
     msg_key = "message" if "message" in params or not rest else "request"
@@ -117,7 +117,7 @@ def _send_to_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     return out
 
 
-def _send_from_v10(params: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
+def _send_from_v10(rest: bool, params: Any, cx: Cx, at: str) -> JsonObj:
     if type(params) is not dict:
         params = obj(params, at)
     if not params.keys() <= _SEND_V10:
@@ -268,10 +268,8 @@ def _pairs(rpc_to: Fn, rpc_from: Fn, rest_to: Fn, rest_from: Fn) -> dict[tuple[D
 
 
 register({
-    "params.send_message": _pairs(functools.partial(_send_to_v10, rest=False),
-                                  functools.partial(_send_from_v10, rest=False),
-                                  functools.partial(_send_to_v10, rest=True),
-                                  functools.partial(_send_from_v10, rest=True)),
+    "params.send_message": _pairs(functools.partial(_send_to_v10, False), functools.partial(_send_from_v10, False),
+                                  functools.partial(_send_to_v10, True), functools.partial(_send_from_v10, True)),
     "params.get_task": _pairs(_get_task_to_v10, _get_task_from_v10, *rr.rest_task),
     "params.cancel_task": _pairs(_task_id_to_v10(True), _task_id_from_v10(True), *rr.rest_task),
     "params.subscribe_to_task": _pairs(_task_id_to_v10(False), _task_id_from_v10(False), *rr.rest_task),

@@ -78,7 +78,7 @@ def _state_from_v10(state: Any, table: dict[str, str], cx: Cx, at: str) -> str:
     return table[alias or "TASK_STATE_UNSPECIFIED"]
 
 
-def _status(status: Any, cx: Cx, at: str, states: dict[str, str], msg_fn: Fn, to_v10: bool) -> JsonObj:
+def _status(states: dict[str, str], msg_fn: Fn, to_v10: bool, status: Any, cx: Cx, at: str) -> JsonObj:
     if type(status) is not dict:
         status = obj(status, at)
     if not status.keys() <= _STATUS_KNOWN:
@@ -108,15 +108,11 @@ def _ts_passthrough(value: Any, at: str) -> str:
     return value
 
 
-# partials, not wrappers: one Python frame per status on the hot path
-status_rpc_to_v10: Fn = functools.partial(_status, states=enums.STATE_TO_V10, msg_fn=messages.rpc_to_v10,
-                                          to_v10=True)
-status_rpc_from_v10: Fn = functools.partial(_status, states=enums.STATE_FROM_V10,
-                                            msg_fn=messages.rpc_from_v10, to_v10=False)
-status_rest_to_v10: Fn = functools.partial(_status, states=enums.REST_STATE_TO_V10,
-                                           msg_fn=messages.rest_to_v10, to_v10=True)
-status_rest_from_v10: Fn = functools.partial(_status, states=enums.REST_STATE_FROM_V10,
-                                             msg_fn=messages.rest_from_v10, to_v10=False)
+# partials binding leading positional arguments (no keyword dict per call): one Python frame per status
+status_rpc_to_v10: Fn = functools.partial(_status, enums.STATE_TO_V10, messages.rpc_to_v10, True)
+status_rpc_from_v10: Fn = functools.partial(_status, enums.STATE_FROM_V10, messages.rpc_from_v10, False)
+status_rest_to_v10: Fn = functools.partial(_status, enums.REST_STATE_TO_V10, messages.rest_to_v10, True)
+status_rest_from_v10: Fn = functools.partial(_status, enums.REST_STATE_FROM_V10, messages.rest_from_v10, False)
 
 
 # ---- Artifact -------------------------------------------------------------------------------------

@@ -63,9 +63,12 @@ def is_final_state(v10_state: Any) -> bool:
 
 # ---- TaskStatusUpdateEvent ------------------------------------------------------------------------
 
-def _status_to_v10(ev: Any, cx: Cx, at: str, known: frozenset[str], status_fn: Fn) -> JsonObj:
+def _status_to_v10(known: frozenset[str], status_fn: Fn, ev: Any, cx: Cx, at: str) -> JsonObj:
     if type(ev) is not dict:
         ev = obj(ev, at)
+    kind = ev.get("kind")
+    if kind is not None and kind != "status-update":  # only the JSON-RPC dialect has it
+        raise TranslationError(f"{at}.kind", f"expected 'status-update', got {kind!r}")
     if not ev.keys() <= known:
         drop_unknown(ev, known, cx, at)
     task_id, context_id = ev.get("taskId"), ev.get("contextId")
@@ -77,7 +80,7 @@ def _status_to_v10(ev: Any, cx: Cx, at: str, known: frozenset[str], status_fn: F
     status = ev.get("status")
     if status is None:
         raise TranslationError(f"{at}.status", "required member is missing")
-    out["status"] = status_fn(status, cx, f"{at}.status")
+    out["status"] = status_fn(status, cx, at + ".status")
     if "metadata" in ev:
         _metadata(ev, out, at)
     final = ev.get("final", False)
@@ -105,7 +108,7 @@ def _status_from_v10(status_fn: Fn, rpc: bool, ev: Any, cx: Cx, at: str) -> Json
         if status is None:
             raise TranslationError(f"{at}.status", "required member is missing")
         obj(status, f"{at}.status")
-    out["status"] = status_fn(status, cx, f"{at}.status")
+    out["status"] = status_fn(status, cx, at + ".status")
     state = status.get("state")
     final = state in enums.TERMINAL_V10 if type(state) is str else is_final_state(state)
     if rpc or final:  # ProtoJSON omits a false bool
@@ -115,17 +118,13 @@ def _status_from_v10(status_fn: Fn, rpc: bool, ev: Any, cx: Cx, at: str) -> Json
     return out
 
 
-def status_rpc_to_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
-    if type(ev) is dict and ev.get("kind", "status-update") != "status-update":
-        raise TranslationError(f"{at}.kind", f"expected 'status-update', got {ev.get('kind')!r}")
-    return _status_to_v10(ev, cx, at, _STATUS_RPC, tasks.status_rpc_to_v10)
+status_rpc_to_v10: Fn = functools.partial(_status_to_v10, _STATUS_RPC, tasks.status_rpc_to_v10)
 
 
 status_rpc_from_v10: Fn = functools.partial(_status_from_v10, tasks.status_rpc_from_v10, True)
 
 
-def status_rest_to_v10(ev: Any, cx: Cx, at: str) -> JsonObj:
-    return _status_to_v10(ev, cx, at, _STATUS_REST, tasks.status_rest_to_v10)
+status_rest_to_v10: Fn = functools.partial(_status_to_v10, _STATUS_REST, tasks.status_rest_to_v10)
 
 
 status_rest_from_v10: Fn = functools.partial(_status_from_v10, tasks.status_rest_from_v10, False)
@@ -235,12 +234,15 @@ _V10_ALIASES = enums.STREAM_MEMBER_ALIASES_V10
 _REST_ALIASES: dict[str, str] = {"msg": "message", **_V10_ALIASES}
 
 
+_DOT = {key: "." + key for key in _V10_TO_RPC}  # member path suffixes, built once
+
+
 def item_rpc_from_v10(wrapper: Any, cx: Cx, at: str) -> JsonObj:
     if type(wrapper) is dict and len(wrapper) == 1:  # the common case: one known member
         for key, value in wrapper.items():
             fn = _V10_TO_RPC.get(key)
             if fn is not None:
-                return fn(value, cx, f"{at}.{key}")
+                return fn(value, cx, at + _DOT[key])
     key, member = _member(wrapper, _V10_TO_RPC, at, _V10_ALIASES)
     return _V10_TO_RPC[member](wrapper[key], cx, f"{at}.{key}")
 

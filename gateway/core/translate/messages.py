@@ -28,17 +28,28 @@ def _parts(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
 
 # Text parts are most parts: a plain one is rewritten inline, anything else takes the full path.
 def _rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
+    """`at` is the message's path; part paths are built only when a part needs the full path."""
     if type(items) is not list:
-        arr(items, at)
+        arr(items, f"{at}.parts")
+    if len(items) == 1:  # the common single part: no comprehension frame (Python 3.11 builds one)
+        p = items[0]
+        if type(p) is dict and len(p) == 2 and p.get("kind") == "text" and type(p.get("text")) is str:
+            return [{"text": p["text"]}]
     return [{"text": p["text"]} if type(p) is dict and len(p) == 2 and p.get("kind") == "text"
-            and type(p.get("text")) is str else parts.rpc_to_v10(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
+            and type(p.get("text")) is str else parts.rpc_to_v10(p, cx, f"{at}.parts[{i}]")
+            for i, p in enumerate(items)]
 
 
 def _rpc_parts_from_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
+    """`at` is the message's path; part paths are built only when a part needs the full path."""
     if type(items) is not list:
-        arr(items, at)
+        arr(items, f"{at}.parts")
+    if len(items) == 1:  # the common single part: no comprehension frame (Python 3.11 builds one)
+        p = items[0]
+        if type(p) is dict and len(p) == 1 and type(p.get("text")) is str:
+            return [{"kind": "text", "text": p["text"]}]
     return [{"kind": "text", "text": p["text"]} if type(p) is dict and len(p) == 1 and type(p.get("text")) is str
-            else parts.rpc_from_v10(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
+            else parts.rpc_from_v10(p, cx, f"{at}.parts[{i}]") for i, p in enumerate(items)]
 
 
 def _copy_ids(src: JsonObj, out: JsonObj, at: str, *, drop_empty: bool) -> None:
@@ -129,7 +140,7 @@ def rpc_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
         role = _role_to_v10(msg, enums.ROLE_TO_V10, at)
     if "parts" not in msg:
         raise TranslationError(f"{at}.parts", "required member is missing")
-    out: JsonObj = {"messageId": mid, "role": role, "parts": _rpc_parts_to_v10(msg["parts"], cx, f"{at}.parts")}
+    out: JsonObj = {"messageId": mid, "role": role, "parts": _rpc_parts_to_v10(msg["parts"], cx, at)}
     if len(msg) > 3 + ("kind" in msg):  # kind, messageId, role, parts: more is optional
         _optional(msg, out, at)
     return out
@@ -150,7 +161,7 @@ def rpc_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
         "kind": "message",
         "messageId": mid,
         "role": role or _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
-        "parts": _rpc_parts_from_v10(items if items is not None else _v10_parts(msg, cx, at), cx, f"{at}.parts"),
+        "parts": _rpc_parts_from_v10(items if items is not None else _v10_parts(msg, cx, at), cx, at),
     }
     if len(msg) > 3 or role is None or items is None:  # messageId, role, parts: more is optional
         _optional(msg, out, at)

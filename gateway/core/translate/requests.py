@@ -71,6 +71,17 @@ def _conf_to_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     return out
 
 
+def _modes(modes: Any, at: str) -> list[str]:
+    """A copy of acceptedOutputModes; the path is built only for an error."""
+    if type(modes) is list:
+        for mode in modes:
+            if type(mode) is not str:
+                break
+        else:
+            return list(modes)
+    return strings(modes, f"{at}.acceptedOutputModes")
+
+
 def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     if type(conf) is not dict:
         conf = obj(conf, at)
@@ -80,8 +91,9 @@ def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
     if not conf:
         out["blocking"] = True
         return out
-    if "acceptedOutputModes" in conf:
-        out["acceptedOutputModes"] = strings(conf["acceptedOutputModes"], f"{at}.acceptedOutputModes")
+    modes = conf.get("acceptedOutputModes")
+    if modes is not None:
+        out["acceptedOutputModes"] = _modes(modes, at)
     if conf.get("taskPushNotificationConfig") is not None:
         out["pushNotification" if rest else "pushNotificationConfig"] = push_config.inline_from_v10(
             conf["taskPushNotificationConfig"], cx, f"{at}.taskPushNotificationConfig")

@@ -90,11 +90,11 @@ def _status(states: dict[str, str], msg_fn: Fn, to_v10: bool, status: Any, cx: C
     out: JsonObj = {"state": mapped}
     message = status.get("message")
     if message is not None:
-        out["message"] = msg_fn(message, cx, f"{at}.message")
+        out["message"] = msg_fn(message, cx, at + ".message")
     ts = status.get("timestamp")
     if ts is not None:
         if to_v10:
-            out["timestamp"] = timestamp_to_v10(ts, cx, f"{at}.timestamp")
+            out["timestamp"] = timestamp_to_v10(ts, cx, at + ".timestamp")
         elif type(ts) is str:
             out["timestamp"] = ts
         else:

@@ -119,10 +119,10 @@ def _send_to_v10(rest: bool, params: Any, cx: Cx, at: str) -> JsonObj:
         raise TranslationError(f"{at}.message", "required member is missing")
     msg_fn = messages.rest_to_v10 if rest else messages.rpc_to_v10
     out: JsonObj = tenant_in({}, cx)
-    out["message"] = msg_fn(params[msg_key], cx, f"{at}.{msg_key}")
+    out["message"] = msg_fn(params[msg_key], cx, at + "." + msg_key)
     conf = params.get("configuration")
     if conf is not None or rest:  # a v0.3 REST body always has the proto's default config
-        out["configuration"] = _conf_to_v10(conf if conf is not None else {}, cx, f"{at}.configuration",
+        out["configuration"] = _conf_to_v10(conf if conf is not None else {}, cx, at + ".configuration",
                                             rest=rest)
     if params.get("metadata") is not None:
         out["metadata"] = obj(params["metadata"], f"{at}.metadata")
@@ -140,9 +140,9 @@ def _send_from_v10(rest: bool, params: Any, cx: Cx, at: str) -> JsonObj:
     if message is None:
         raise TranslationError(f"{at}.message", "required member is missing")
     msg_fn = messages.rest_from_v10 if rest else messages.rpc_from_v10
-    out: JsonObj = {"message": msg_fn(message, cx, f"{at}.message"),
+    out: JsonObj = {"message": msg_fn(message, cx, at + ".message"),
                     "configuration": _conf_from_v10(params.get("configuration") or _NO_CONF, cx,
-                                                    f"{at}.configuration", rest=rest)}
+                                                    at + ".configuration", rest=rest)}
     metadata = params.get("metadata")
     if metadata is not None:
         out["metadata"] = metadata if type(metadata) is dict else obj(metadata, f"{at}.metadata")

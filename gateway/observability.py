@@ -21,6 +21,7 @@ from gateway.core.notes import Note
 
 __all__ = [
     "NOTE_COUNTER",
+    "KeyCounter",
     "Logger",
     "NoteCounter",
     "bind",
@@ -240,16 +241,16 @@ def bound() -> dict[str, object]:
 # --- translation notes -----------------------------------------------------------------------------
 
 
-class NoteCounter:
-    """Process-local count of translation notes by code (exported as metrics later)."""
+class KeyCounter:
+    """A process-local, thread-safe count by key (notes by code, push outcomes by name)."""
 
     def __init__(self) -> None:
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def add(self, notes: Iterable[Note]) -> None:
+    def count(self, keys: Iterable[str]) -> None:
         with self._lock:
-            self._counts.update(n.code for n in notes)
+            self._counts.update(keys)
 
     def snapshot(self) -> dict[str, int]:
         with self._lock:
@@ -258,6 +259,13 @@ class NoteCounter:
     def reset(self) -> None:
         with self._lock:
             self._counts.clear()
+
+
+class NoteCounter(KeyCounter):
+    """Translation notes by code (exported as metrics)."""
+
+    def add(self, notes: Iterable[Note]) -> None:
+        self.count(n.code for n in notes)
 
 
 NOTE_COUNTER = NoteCounter()

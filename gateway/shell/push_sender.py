@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import threading
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Coroutine
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -19,7 +17,7 @@ from aiohttp import web
 
 from gateway.config import PushSettings
 from gateway.core.push import Delivery, PushUrlRejected
-from gateway.observability import get_logger
+from gateway.observability import KeyCounter, get_logger
 from gateway.shell.ssrf import BlockedAddress, GuardedResolver, check_url
 
 __all__ = ["MAX_BACKOFF_S", "PUSH_COUNTER", "PushCounter", "PushSender"]
@@ -31,24 +29,11 @@ BACKLOG_PER_SLOT = 64  # jobs waiting per concurrency slot before webhook calls 
 RETRY_STATUSES = frozenset({408, 425, 429})
 
 
-class PushCounter:
-    """Process-local count of push outcomes by name (exported as metrics later)."""
-
-    def __init__(self) -> None:
-        self._counts: Counter[str] = Counter()
-        self._lock = threading.Lock()
+class PushCounter(KeyCounter):
+    """Push outcomes by name (exported as metrics)."""
 
     def add(self, outcome: str, n: int = 1) -> None:
-        with self._lock:
-            self._counts[outcome] += n
-
-    def snapshot(self) -> dict[str, int]:
-        with self._lock:
-            return dict(self._counts)
-
-    def reset(self) -> None:
-        with self._lock:
-            self._counts.clear()
+        self.count([outcome] * n)
 
 
 PUSH_COUNTER = PushCounter()

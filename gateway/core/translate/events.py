@@ -4,7 +4,6 @@ It knows nothing of SSE or of when a stream ends (that is core/stream.py)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -52,82 +51,79 @@ def _metadata(src: JsonObj, out: JsonObj, at: str) -> None:
         out["metadata"] = obj(src["metadata"], f"{at}.metadata")
 
 
-
-
 def is_final_state(v10_state: Any) -> bool:
     """The `final` a v0.3 peer expects from the state alone (the stream layer refines interrupted states)."""
     if type(v10_state) is int:
         v10_state = enums.V10_STATE_BY_NUMBER.get(v10_state)
-    return v10_state in enums.TERMINAL_V10
+    return type(v10_state) is str and v10_state in enums.TERMINAL_V10
 
 
 # ---- TaskStatusUpdateEvent ------------------------------------------------------------------------
 
-def _status_to_v10(known: frozenset[str], status_fn: Fn, ev: Any, cx: Cx, at: str) -> JsonObj:
-    if type(ev) is not dict:
-        ev = obj(ev, at)
-    kind = ev.get("kind")
-    if kind is not None and kind != "status-update":  # only the JSON-RPC dialect has it
-        raise TranslationError(f"{at}.kind", f"expected 'status-update', got {kind!r}")
-    if not ev.keys() <= known:
-        drop_unknown(ev, known, cx, at)
-    task_id, context_id = ev.get("taskId"), ev.get("contextId")
-    if type(task_id) is str and type(context_id) is str:
-        out: JsonObj = {"taskId": task_id, "contextId": context_id}
-    else:
-        out = {}
-        _ids(ev, out, cx, at, fill=False)
-    status = ev.get("status")
-    if status is None:
-        raise TranslationError(f"{at}.status", "required member is missing")
-    out["status"] = status_fn(status, cx, at + ".status")
-    if "metadata" in ev:
-        _metadata(ev, out, at)
-    final = ev.get("final", False)
-    if type(final) is not bool:
-        raise TranslationError(f"{at}.final", "expected a boolean")
-    if final is not (out["status"]["state"] in enums.TERMINAL_V10):
-        cx.note("final_dropped", f"{at}.final", "v1.0 ends streams by closing them")
-    return out
-
-
-def _status_from_v10(status_fn: Fn, rpc: bool, ev: Any, cx: Cx, at: str) -> JsonObj:
-    if type(ev) is not dict:
-        ev = obj(ev, at)
-    if not ev.keys() <= _STATUS_V10:
-        drop_unknown(ev, _STATUS_V10, cx, at)
-    out: JsonObj = {"kind": "status-update"} if rpc else {}
-    task_id, context_id = ev.get("taskId"), ev.get("contextId")
-    if type(task_id) is str and type(context_id) is str and (context_id or not rpc):
-        out["taskId"] = task_id
-        out["contextId"] = context_id
-    else:
-        _ids(ev, out, cx, at, fill=rpc)
-    status = ev.get("status")
-    if type(status) is not dict:
+def _status_to_v10(known: frozenset[str], status_fn: Fn) -> Fn:
+    def convert(ev: Any, cx: Cx, at: str) -> JsonObj:
+        if type(ev) is not dict:
+            ev = obj(ev, at)
+        kind = ev.get("kind")
+        if kind is not None and kind != "status-update":  # only the JSON-RPC dialect has it
+            raise TranslationError(f"{at}.kind", f"expected 'status-update', got {kind!r}")
+        if not known.issuperset(ev):
+            drop_unknown(ev, known, cx, at)
+        task_id, context_id = ev.get("taskId"), ev.get("contextId")
+        if type(task_id) is str and type(context_id) is str:
+            out: JsonObj = {"taskId": task_id, "contextId": context_id}
+        else:
+            out = {}
+            _ids(ev, out, cx, at, fill=False)
+        status = ev.get("status")
         if status is None:
             raise TranslationError(f"{at}.status", "required member is missing")
-        obj(status, f"{at}.status")
-    out["status"] = status_fn(status, cx, at + ".status")
-    state = status.get("state")
-    final = state in enums.TERMINAL_V10 if type(state) is str else is_final_state(state)
-    if rpc or final:  # ProtoJSON omits a false bool
-        out["final"] = final
-    if "metadata" in ev:
-        _metadata(ev, out, at)
-    return out
+        out["status"] = status = status_fn(status, cx, at + ".status")
+        if "metadata" in ev:
+            _metadata(ev, out, at)
+        final = ev.get("final", False)
+        if type(final) is not bool:
+            raise TranslationError(f"{at}.final", "expected a boolean")
+        if final is not (status["state"] in _TERMINAL):
+            cx.note("final_dropped", f"{at}.final", "v1.0 ends streams by closing them")
+        return out
+    return convert
 
 
-status_rpc_to_v10: Fn = functools.partial(_status_to_v10, _STATUS_RPC, tasks.status_rpc_to_v10)
+def _status_from_v10(status_fn: Fn, rpc: bool) -> Fn:
+    def convert(ev: Any, cx: Cx, at: str) -> JsonObj:
+        if type(ev) is not dict:
+            ev = obj(ev, at)
+        if not _STATUS_V10.issuperset(ev):
+            drop_unknown(ev, _STATUS_V10, cx, at)
+        task_id, context_id = ev.get("taskId"), ev.get("contextId")
+        if type(task_id) is str and type(context_id) is str and (context_id or not rpc):
+            out: JsonObj = {"kind": "status-update", "taskId": task_id, "contextId": context_id} if rpc \
+                else {"taskId": task_id, "contextId": context_id}
+        else:
+            out = {"kind": "status-update"} if rpc else {}
+            _ids(ev, out, cx, at, fill=rpc)
+        status = ev.get("status")
+        if type(status) is not dict:
+            if status is None:
+                raise TranslationError(f"{at}.status", "required member is missing")
+            obj(status, f"{at}.status")
+        out["status"] = status_fn(status, cx, at + ".status")
+        state = status.get("state")
+        final = state in _TERMINAL if type(state) is str else is_final_state(state)
+        if rpc or final:  # ProtoJSON omits a false bool
+            out["final"] = final
+        if "metadata" in ev:
+            _metadata(ev, out, at)
+        return out
+    return convert
 
 
-status_rpc_from_v10: Fn = functools.partial(_status_from_v10, tasks.status_rpc_from_v10, True)
-
-
-status_rest_to_v10: Fn = functools.partial(_status_to_v10, _STATUS_REST, tasks.status_rest_to_v10)
-
-
-status_rest_from_v10: Fn = functools.partial(_status_from_v10, tasks.status_rest_from_v10, False)
+_TERMINAL = enums.TERMINAL_V10
+status_rpc_to_v10 = _status_to_v10(_STATUS_RPC, tasks.status_rpc_to_v10)
+status_rpc_from_v10 = _status_from_v10(tasks.status_rpc_from_v10, True)
+status_rest_to_v10 = _status_to_v10(_STATUS_REST, tasks.status_rest_to_v10)
+status_rest_from_v10 = _status_from_v10(tasks.status_rest_from_v10, False)
 
 
 # ---- TaskArtifactUpdateEvent ----------------------------------------------------------------------
@@ -196,7 +192,7 @@ def infer_kind(item: JsonObj) -> str | None:
     """The kind of a v0.3 item that lacks `kind` (lenient peers; wire-mapping §5.1)."""
     if "kind" in item:
         kind = item["kind"]
-        return kind if kind in RPC_KIND_TO_MEMBER else None
+        return kind if type(kind) is str and kind in RPC_KIND_TO_MEMBER else None
     if "artifact" in item and "taskId" in item:
         return "artifact-update"
     if "taskId" in item and ("final" in item or "status" in item) and "id" not in item:
@@ -212,7 +208,7 @@ def item_rpc_to_v10(item: Any, cx: Cx, at: str) -> JsonObj:
     if type(item) is not dict:
         item = obj(item, at)
     kind = item.get("kind")
-    if kind not in _RPC_TO_V10:
+    if type(kind) is not str or kind not in _RPC_TO_V10:
         kind = infer_kind(item)
     if kind is None:
         raise TranslationError(at, "not a Task, Message, status-update or artifact-update")

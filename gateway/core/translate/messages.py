@@ -26,15 +26,12 @@ def _parts(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
     return [fn(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
 
 
-# Text parts are most parts: a plain one is rewritten inline, anything else takes the full path.
+# Text parts are most parts: a plain one is rewritten inline, anything else takes the full path
+# (a single plain text part never gets here: the message translators handle it themselves).
 def _rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
     """`at` is the message's path; part paths are built only when a part needs the full path."""
     if type(items) is not list:
         arr(items, f"{at}.parts")
-    if len(items) == 1:  # the common single part: no comprehension frame (Python 3.11 builds one)
-        p = items[0]
-        if type(p) is dict and len(p) == 2 and p.get("kind") == "text" and type(p.get("text")) is str:
-            return [{"text": p["text"]}]
     return [{"text": p["text"]} if type(p) is dict and len(p) == 2 and p.get("kind") == "text"
             and type(p.get("text")) is str else parts.rpc_to_v10(p, cx, f"{at}.parts[{i}]")
             for i, p in enumerate(items)]
@@ -44,10 +41,6 @@ def _rpc_parts_from_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
     """`at` is the message's path; part paths are built only when a part needs the full path."""
     if type(items) is not list:
         arr(items, f"{at}.parts")
-    if len(items) == 1:  # the common single part: no comprehension frame (Python 3.11 builds one)
-        p = items[0]
-        if type(p) is dict and len(p) == 1 and type(p.get("text")) is str:
-            return [{"kind": "text", "text": p["text"]}]
     return [{"kind": "text", "text": p["text"]} if type(p) is dict and len(p) == 1 and type(p.get("text")) is str
             else parts.rpc_from_v10(p, cx, f"{at}.parts[{i}]") for i, p in enumerate(items)]
 
@@ -108,8 +101,13 @@ def _v10_parts(msg: JsonObj, cx: Cx, at: str) -> Any:
 
 # ---- v0.3 JSON-RPC --------------------------------------------------------------------------------
 
-def _optional(msg: JsonObj, out: JsonObj, at: str) -> None:
-    """Copy the optional members (ids, metadata, string lists) with their type checks."""
+def _optional(msg: JsonObj, out: JsonObj, at: str, more: int) -> None:
+    """Copy the optional members (ids, metadata, string lists) with their type checks; `more` is how
+    many members the message has beyond the required ones (a lone contextId, the usual one, is quick)."""
+    context_id = msg.get("contextId")
+    if more == 1 and type(context_id) is str:
+        out["contextId"] = context_id
+        return
     for key, kind in _OPTIONAL:
         value = msg.get(key)
         if value is None:
@@ -124,48 +122,76 @@ _OPTIONAL = (("contextId", str), ("taskId", str), ("metadata", dict), ("extensio
 
 
 def rpc_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
-    if type(msg) is not dict:
-        msg = obj(msg, at)
+    """The common valid shape is rewritten inline (members read by index: a miss is an exception, free
+    in 3.11 until raised); anything else takes `_rpc_to_v10_full`, which alone notes and raises."""
+    try:
+        mid, role, items = msg["messageId"], _ROLE_TO_V10[msg["role"]], msg["parts"]
+    except (KeyError, TypeError):  # not an object, a member missing, an unknown or unhashable role
+        return _rpc_to_v10_full(msg, cx, at)
+    more = len(msg) - 3  # members beyond messageId, role, parts
+    if "kind" in msg:
+        if msg["kind"] != "message":
+            return _rpc_to_v10_full(msg, cx, at)
+        more -= 1
+    if type(mid) is not str or type(items) is not list or (more and not _RPC_KNOWN.issuperset(msg)):
+        return _rpc_to_v10_full(msg, cx, at)
+    if len(items) == 1 and type(p := items[0]) is dict and len(p) == 2 and p.get("kind") == "text" \
+            and type(text := p.get("text")) is str:
+        out: JsonObj = {"messageId": mid, "role": role, "parts": [{"text": text}]}
+    else:
+        out = {"messageId": mid, "role": role, "parts": _rpc_parts_to_v10(items, cx, at)}
+    if more:
+        _optional(msg, out, at, more)
+    return out
+
+
+def _rpc_to_v10_full(msg: Any, cx: Cx, at: str) -> JsonObj:
+    msg = obj(msg, at)
     kind = msg.get("kind", "message")
     if kind != "message":
         raise TranslationError(f"{at}.kind", f"expected 'message', got {kind!r}")
-    if not msg.keys() <= _RPC_KNOWN:
-        drop_unknown(msg, _RPC_KNOWN, cx, at)
-    mid = msg.get("messageId")
-    if type(mid) is not str:
-        mid = _message_id(msg, at)
-    role = msg.get("role")
-    role = enums.ROLE_TO_V10.get(role) if type(role) is str else None
-    if role is None:
-        role = _role_to_v10(msg, enums.ROLE_TO_V10, at)
+    drop_unknown(msg, _RPC_KNOWN, cx, at)
+    mid = _message_id(msg, at)
+    role = _role_to_v10(msg, enums.ROLE_TO_V10, at)
     if "parts" not in msg:
         raise TranslationError(f"{at}.parts", "required member is missing")
     out: JsonObj = {"messageId": mid, "role": role, "parts": _rpc_parts_to_v10(msg["parts"], cx, at)}
-    if len(msg) > 3 + ("kind" in msg):  # kind, messageId, role, parts: more is optional
-        _optional(msg, out, at)
+    _optional(msg, out, at, len(msg))
     return out
 
 
 def rpc_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
-    if type(msg) is not dict:
-        msg = obj(msg, at)
-    if not msg.keys() <= _V10_KNOWN:
-        drop_unknown(msg, _V10_KNOWN, cx, at)
-    mid = msg.get("messageId")
-    if type(mid) is not str:
-        mid = _message_id(msg, at)
-    role = msg.get("role")
-    role = enums.ROLE_FROM_V10.get(role) if type(role) is str else None
-    items = msg.get("parts")
+    """As `rpc_to_v10`: the common valid shape inline, anything else through `_rpc_from_v10_full`."""
+    try:
+        mid, role, items = msg["messageId"], _ROLE_FROM_V10[msg["role"]], msg["parts"]
+    except (KeyError, TypeError):
+        return _rpc_from_v10_full(msg, cx, at)
+    more = len(msg) - 3  # members beyond messageId, role, parts
+    if type(mid) is not str or type(items) is not list or (more and not _V10_KNOWN.issuperset(msg)):
+        return _rpc_from_v10_full(msg, cx, at)
+    if len(items) == 1 and type(p := items[0]) is dict and len(p) == 1 and type(text := p.get("text")) is str:
+        out: JsonObj = {"kind": "message", "messageId": mid, "role": role, "parts": [{"kind": "text", "text": text}]}
+    else:
+        out = {"kind": "message", "messageId": mid, "role": role, "parts": _rpc_parts_from_v10(items, cx, at)}
+    if more:
+        _optional(msg, out, at, more)
+    return out
+
+
+def _rpc_from_v10_full(msg: Any, cx: Cx, at: str) -> JsonObj:
+    msg = obj(msg, at)
+    drop_unknown(msg, _V10_KNOWN, cx, at)
     out: JsonObj = {
         "kind": "message",
-        "messageId": mid,
-        "role": role or _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
-        "parts": _rpc_parts_from_v10(items if items is not None else _v10_parts(msg, cx, at), cx, at),
+        "messageId": _message_id(msg, at),
+        "role": _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
+        "parts": _rpc_parts_from_v10(_v10_parts(msg, cx, at), cx, at),
     }
-    if len(msg) > 3 or role is None or items is None:  # messageId, role, parts: more is optional
-        _optional(msg, out, at)
+    _optional(msg, out, at, len(msg))
     return out
+
+
+_ROLE_TO_V10, _ROLE_FROM_V10 = enums.ROLE_TO_V10, enums.ROLE_FROM_V10
 
 
 # ---- v0.3 REST ------------------------------------------------------------------------------------

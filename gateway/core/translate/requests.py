@@ -4,14 +4,14 @@ no paths: the bindings build these from bodies, paths and query strings."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from gateway.core.errors import TranslationError, UnsupportedOperation
 from gateway.core.notes import Cx
-from gateway.core.translate import messages, push_config
+from gateway.core.translate import push_config
 from gateway.core.translate import requests_rest as rr
+from gateway.core.translate import requests_send as rs
 from gateway.core.translate.registry import register
 from gateway.core.translate.requests_common import (
     history_from_v10,
@@ -22,131 +22,11 @@ from gateway.core.translate.requests_common import (
     tenant_in,
     tenant_out,
 )
-from gateway.core.translate.shape import drop_unknown, obj, strings
+from gateway.core.translate.shape import drop_unknown, obj
 from gateway.core.types import Dialect, JsonObj
 
 Fn = Callable[[Any, Cx, str], JsonObj]
 R, S, V = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
-
-
-# ---- send_message ---------------------------------------------------------------------------------
-
-_NO_CONF: JsonObj = {}
-_SEND_RPC = frozenset(("message", "configuration", "metadata"))
-_SEND_REST = frozenset(("message", "configuration", "metadata", "request"))
-_SEND_V10 = frozenset(("message", "configuration", "metadata", "tenant"))
-_RPC_CONF = frozenset(("acceptedOutputModes", "historyLength", "pushNotificationConfig", "blocking"))
-_REST_CONF = frozenset(("acceptedOutputModes", "historyLength", "pushNotification", "blocking"))
-_V10_CONF = frozenset(("acceptedOutputModes", "historyLength", "taskPushNotificationConfig",
-                       "returnImmediately"))
-
-
-def _conf_to_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
-    if type(conf) is not dict:
-        conf = obj(conf, at)
-    known = _REST_CONF if rest else _RPC_CONF
-    if not conf.keys() <= known:
-        drop_unknown(conf, known, cx, at)
-    out: JsonObj = {}
-    if "acceptedOutputModes" in conf:
-        out["acceptedOutputModes"] = strings(conf["acceptedOutputModes"], f"{at}.acceptedOutputModes")
-    push_key = "pushNotification" if rest else "pushNotificationConfig"
-    if conf.get(push_key) is not None:
-        out["taskPushNotificationConfig"] = push_config.inline_to_v10(conf[push_key], cx, f"{at}.{push_key}")
-    if conf.get("historyLength") is not None:
-        history = history_to_v10(conf["historyLength"], cx, f"{at}.historyLength")
-        if history is not None:
-            out["historyLength"] = history
-    blocking = conf.get("blocking")
-    if blocking is not None and type(blocking) is not bool:
-        raise TranslationError(f"{at}.blocking", "expected a boolean")
-    if blocking is False and cx.quirks.ignore_blocking_false:
-        cx.note("blocking_ignored", f"{at}.blocking", "quirk ignore_blocking_false")
-        blocking = None
-    if blocking is None:
-        blocking = cx.quirks.rest_blocking_default if rest else cx.quirks.rpc_blocking_default
-        cx.note("blocking_defaulted", f"{at}.blocking", str(blocking).lower())
-    if not blocking:
-        out["returnImmediately"] = True
-    return out
-
-
-def _modes(modes: Any, at: str) -> list[str]:
-    """A copy of acceptedOutputModes; the path is built only for an error."""
-    if type(modes) is list:
-        for mode in modes:
-            if type(mode) is not str:
-                break
-        else:
-            return list(modes)
-    return strings(modes, f"{at}.acceptedOutputModes")
-
-
-def _conf_from_v10(conf: Any, cx: Cx, at: str, *, rest: bool) -> JsonObj:
-    if type(conf) is not dict:
-        conf = obj(conf, at)
-    if not conf.keys() <= _V10_CONF:
-        drop_unknown(conf, _V10_CONF, cx, at)
-    out: JsonObj = {}
-    if not conf:
-        out["blocking"] = True
-        return out
-    modes = conf.get("acceptedOutputModes")
-    if modes is not None:
-        out["acceptedOutputModes"] = _modes(modes, at)
-    if conf.get("taskPushNotificationConfig") is not None:
-        out["pushNotification" if rest else "pushNotificationConfig"] = push_config.inline_from_v10(
-            conf["taskPushNotificationConfig"], cx, f"{at}.taskPushNotificationConfig")
-    if conf.get("historyLength") is not None:
-        history = history_from_v10(conf["historyLength"], cx, f"{at}.historyLength")
-        if history is not None:
-            out["historyLength"] = history
-    immediate = conf.get("returnImmediately", False)
-    if type(immediate) is not bool:
-        raise TranslationError(f"{at}.returnImmediately", "expected a boolean")
-    out["blocking"] = not immediate
-    return out
-
-
-def _send_to_v10(rest: bool, params: Any, cx: Cx, at: str) -> JsonObj:
-    if type(params) is not dict:
-        params = obj(params, at)
-    msg_key = "message" if "message" in params or not rest else "request"
-    known = _SEND_REST if rest else _SEND_RPC
-    if not params.keys() <= known:
-        drop_unknown(params, known, cx, at)
-    if params.get(msg_key) is None:
-        raise TranslationError(f"{at}.message", "required member is missing")
-    msg_fn = messages.rest_to_v10 if rest else messages.rpc_to_v10
-    out: JsonObj = tenant_in({}, cx)
-    out["message"] = msg_fn(params[msg_key], cx, at + "." + msg_key)
-    conf = params.get("configuration")
-    if conf is not None or rest:  # a v0.3 REST body always has the proto's default config
-        out["configuration"] = _conf_to_v10(conf if conf is not None else {}, cx, at + ".configuration",
-                                            rest=rest)
-    if params.get("metadata") is not None:
-        out["metadata"] = obj(params["metadata"], f"{at}.metadata")
-    return out
-
-
-def _send_from_v10(rest: bool, params: Any, cx: Cx, at: str) -> JsonObj:
-    if type(params) is not dict:
-        params = obj(params, at)
-    if not params.keys() <= _SEND_V10:
-        drop_unknown(params, _SEND_V10, cx, at)
-    if "tenant" in params:
-        tenant_out(params, cx, at)
-    message = params.get("message")
-    if message is None:
-        raise TranslationError(f"{at}.message", "required member is missing")
-    msg_fn = messages.rest_from_v10 if rest else messages.rpc_from_v10
-    out: JsonObj = {"message": msg_fn(message, cx, at + ".message"),
-                    "configuration": _conf_from_v10(params.get("configuration") or _NO_CONF, cx,
-                                                    at + ".configuration", rest=rest)}
-    metadata = params.get("metadata")
-    if metadata is not None:
-        out["metadata"] = metadata if type(metadata) is dict else obj(metadata, f"{at}.metadata")
-    return out
 
 
 # ---- task-addressed operations --------------------------------------------------------------------
@@ -280,8 +160,8 @@ def _pairs(rpc_to: Fn, rpc_from: Fn, rest_to: Fn, rest_from: Fn) -> dict[tuple[D
 
 
 register({
-    "params.send_message": _pairs(functools.partial(_send_to_v10, False), functools.partial(_send_from_v10, False),
-                                  functools.partial(_send_to_v10, True), functools.partial(_send_from_v10, True)),
+    "params.send_message": _pairs(rs.send_to_v10(False), rs.send_from_v10(False), rs.send_to_v10(True),
+                                  rs.send_from_v10(True)),
     "params.get_task": _pairs(_get_task_to_v10, _get_task_from_v10, *rr.rest_task),
     "params.cancel_task": _pairs(_task_id_to_v10(True), _task_id_from_v10(True), *rr.rest_task),
     "params.subscribe_to_task": _pairs(_task_id_to_v10(False), _task_id_from_v10(False), *rr.rest_task),

@@ -58,7 +58,7 @@ def strings(value: Any, at: str) -> list[str]:
 
 def drop_unknown(src: JsonObj, known: frozenset[str], cx: Cx, at: str) -> None:
     """Note every member of `src` that the target dialect has no slot for (the caller skips them)."""
-    if src.keys() <= known:  # the common case, decided in C
+    if known.issuperset(src):  # the common case, decided in C (cheaper than keys() <= known)
         return
     for key in src:
         if key not in known:

@@ -3,7 +3,6 @@ every dialect. History and status messages go through `messages`, artifact parts
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -18,7 +17,7 @@ from gateway.core.types import Dialect, JsonObj
 
 Fn = Callable[[Any, Cx, str], JsonObj]
 
-_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")  # already canonical: kept as is
+CANONICAL_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")  # kept as is
 _TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
 
 
@@ -26,7 +25,7 @@ def timestamp_to_v10(value: Any, cx: Cx, at: str) -> str:
     """RFC 3339 in UTC with `Z`: naive values are taken as UTC, offsets converted (wire-mapping §4.0)."""
     if type(value) is not str:
         raise TranslationError(at, "expected a timestamp string")
-    if _UTC.fullmatch(value):
+    if CANONICAL_TIMESTAMP.fullmatch(value):
         return value
     m = _TIMESTAMP.fullmatch(value)
     if m is None:
@@ -58,11 +57,11 @@ def _state_to_v10(state: Any, table: dict[str, str], cx: Cx, at: str) -> str:
     found = table.get(state) if type(state) is str else None
     if found is not None:
         return found
-    if state in enums.V10_STATE_NUMBER:  # a v1.0 spelling from a lenient v0.3 peer
-        cx.note("state_coerced", at, str(state))
-        return str(state)
     if type(state) is not str:
         raise TranslationError(at, "expected a task state string")
+    if state in enums.V10_STATE_NUMBER:  # a v1.0 spelling from a lenient v0.3 peer
+        cx.note("state_coerced", at, state)
+        return state
     cx.note("unknown_state", at, state)
     return "TASK_STATE_UNSPECIFIED"
 
@@ -78,28 +77,31 @@ def _state_from_v10(state: Any, table: dict[str, str], cx: Cx, at: str) -> str:
     return table[alias or "TASK_STATE_UNSPECIFIED"]
 
 
-def _status(states: dict[str, str], msg_fn: Fn, to_v10: bool, status: Any, cx: Cx, at: str) -> JsonObj:
-    if type(status) is not dict:
-        status = obj(status, at)
-    if not status.keys() <= _STATUS_KNOWN:
-        drop_unknown(status, _STATUS_KNOWN, cx, at)
-    state = status.get("state")
-    mapped = states.get(state) if type(state) is str else None
-    if mapped is None:
-        mapped = (_state_to_v10 if to_v10 else _state_from_v10)(state, states, cx, f"{at}.state")
-    out: JsonObj = {"state": mapped}
-    message = status.get("message")
-    if message is not None:
-        out["message"] = msg_fn(message, cx, at + ".message")
-    ts = status.get("timestamp")
-    if ts is not None:
-        if to_v10:
-            out["timestamp"] = timestamp_to_v10(ts, cx, at + ".timestamp")
-        elif type(ts) is str:
-            out["timestamp"] = ts
-        else:
-            raise TranslationError(f"{at}.timestamp", "expected a timestamp string")
-    return out
+def _status(states: dict[str, str], msg_fn: Fn, to_v10: bool) -> Fn:
+    """The TaskStatus translator of one direction and dialect, its tables bound once."""
+    state_fn = _state_to_v10 if to_v10 else _state_from_v10
+
+    def convert(status: Any, cx: Cx, at: str) -> JsonObj:
+        if type(status) is not dict:
+            status = obj(status, at)
+        if not _STATUS_KNOWN.issuperset(status):
+            drop_unknown(status, _STATUS_KNOWN, cx, at)
+        state = status.get("state")
+        mapped = states.get(state) if type(state) is str else None
+        out: JsonObj = {"state": mapped if mapped is not None else state_fn(state, states, cx, f"{at}.state")}
+        message = status.get("message")
+        if message is not None:
+            out["message"] = msg_fn(message, cx, at + ".message")
+        ts = status.get("timestamp")
+        if ts is not None:
+            if to_v10:
+                out["timestamp"] = timestamp_to_v10(ts, cx, at + ".timestamp")
+            elif type(ts) is str:
+                out["timestamp"] = ts
+            else:
+                raise TranslationError(f"{at}.timestamp", "expected a timestamp string")
+        return out
+    return convert
 
 
 def _ts_passthrough(value: Any, at: str) -> str:
@@ -108,11 +110,10 @@ def _ts_passthrough(value: Any, at: str) -> str:
     return value
 
 
-# partials binding leading positional arguments (no keyword dict per call): one Python frame per status
-status_rpc_to_v10: Fn = functools.partial(_status, enums.STATE_TO_V10, messages.rpc_to_v10, True)
-status_rpc_from_v10: Fn = functools.partial(_status, enums.STATE_FROM_V10, messages.rpc_from_v10, False)
-status_rest_to_v10: Fn = functools.partial(_status, enums.REST_STATE_TO_V10, messages.rest_to_v10, True)
-status_rest_from_v10: Fn = functools.partial(_status, enums.REST_STATE_FROM_V10, messages.rest_from_v10, False)
+status_rpc_to_v10 = _status(enums.STATE_TO_V10, messages.rpc_to_v10, True)
+status_rpc_from_v10 = _status(enums.STATE_FROM_V10, messages.rpc_from_v10, False)
+status_rest_to_v10 = _status(enums.REST_STATE_TO_V10, messages.rest_to_v10, True)
+status_rest_from_v10 = _status(enums.REST_STATE_FROM_V10, messages.rest_from_v10, False)
 
 
 # ---- Artifact -------------------------------------------------------------------------------------

@@ -137,6 +137,10 @@ class AguiSettings:
     a2ui_versions: tuple[str, ...]
     a2ui_sniff: bool
     input_required_as_interrupt: bool
+    snapshot_mode: Literal["log", "compact"]
+    compact_above_bytes: int
+    cancel_on_disconnect: bool
+    mirror_ids_in_state: bool
     settle_seconds: float
     session_ttl_seconds: float
     max_sessions: int
@@ -627,6 +631,22 @@ _BASE_SCHEMA: tuple[Key, ...] = (
     Key("agui.input_required_as_interrupt", "bool", False,
         "End input-required runs of AG-UI 1.0 clients with an interrupt outcome (clients must then "
         "answer with resume); off: a plain RUN_FINISHED, which A2UI action runs need.",),
+    Key("agui.snapshot_mode", "enum", "log",
+        "How a surface's ACTIVITY_SNAPSHOT carries it: \"log\", every A2UI message so far (as agui.ex); "
+        "\"compact\", createSurface, one updateComponents with components merged by id and one "
+        "updateDataModel with the folded data model. Logs over agui.compact_above_bytes are compacted "
+        "in either mode.",
+        choices=("log", "compact")),
+    Key("agui.compact_above_bytes", "int", _MIB,
+        "A surface log larger than this (JSON bytes) is sent compacted, so that one SSE event stays far "
+        "below the 10 MiB an @ag-ui/client accepts (default 1 MiB).",
+        check=_ONE_OR_MORE),
+    Key("agui.cancel_on_disconnect", "bool", False,
+        "When the AG-UI client leaves mid-run, cancel the A2A task (tasks/cancel, CancelTask); off: the "
+        "task goes on and the thread's next run picks it up.",),
+    Key("agui.mirror_ids_in_state", "bool", False,
+        "Mirror the thread's A2A ids into the AG-UI state (STATE_DELTA at /a2a) and read them back "
+        "from input.state.a2a when the gateway no longer knows the thread (a restart, another replica).",),
     Key("agui.settle_seconds", "float", 0.5,
         "After an input-required or auth-required state, how long to wait for the agent to close its "
         "stream before the run is finished anyway.",

@@ -28,6 +28,9 @@ class Options:
     action_encoding: str = "auto"
     a2ui_sniff: bool = True
     input_required_as_interrupt: bool = False
+    snapshot_mode: Literal["log", "compact"] = "log"
+    compact_above_bytes: int = 1024 * 1024
+    mirror_ids_in_state: bool = False
 
 
 @dataclass(frozen=True, slots=True)

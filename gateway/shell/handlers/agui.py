@@ -53,7 +53,9 @@ def install(app: web.Application, settings: Settings) -> None:
     conf = settings.agui
     options = Options(contextid_mode=conf.contextid_mode, unknown_surface=conf.unknown_surface,
                       action_encoding=conf.action_encoding, a2ui_sniff=conf.a2ui_sniff,
-                      input_required_as_interrupt=conf.input_required_as_interrupt)
+                      input_required_as_interrupt=conf.input_required_as_interrupt,
+                      snapshot_mode=conf.snapshot_mode, compact_above_bytes=conf.compact_above_bytes,
+                      mirror_ids_in_state=conf.mirror_ids_in_state)
     app[AGUI] = AguiState(Sessions(max_entries=conf.max_sessions, ttl=conf.session_ttl_seconds), options)
     app.router.add_post("/agui", handle)
     app.router.add_post("/agui/{route}", handle)

@@ -350,6 +350,47 @@ async def test_one_run_per_thread_and_disconnect_does_not_cancel(  # cases 46, 4
     assert (await _run(client, body(user("go"), user("again", mid="u2"), run="r5")))[0] == 200
 
 
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+async def test_cancel_on_disconnect_cancels_the_task_of_a_client_that_left(  # case 46, opt-in
+    fake_agent_factory: Any, gateway_factory: GatewayFactory, version: str
+) -> None:
+    fake = await _agent(fake_agent_factory, version)
+    fake.reply_sse(STREAM[version], _items(version, "working", {"text": "busy"}), then="hang")
+    cancel = {"1.0": "CancelTask", "0.3": "tasks/cancel"}[version]
+    canceled = {"id": "T1", "contextId": "C1", "status": {"state": "canceled" if version == "0.3"
+                                                          else "TASK_STATE_CANCELED"}}
+    fake.reply_json(cancel, {"kind": "task", **canceled} if version == "0.3" else canceled)
+    client = await gateway_factory(fake.url, agui__cancel_on_disconnect=True, upstream__timeout__idle_stream=5)
+    resp = await client.post("/agui", json=body(user("go")), headers={"Accept": "text/event-stream"})
+    while b"busy" not in await resp.content.readuntil(b"\n\n"):
+        pass
+    resp.close()  # the client leaves mid-run
+    await asyncio.wait_for(fake.on_disconnect.wait(), 1)
+    for _ in range(100):
+        if fake.calls(cancel):
+            break
+        await asyncio.sleep(0.01)
+    assert [c.params for c in fake.calls(cancel)] == [{"id": "T1"}]
+
+
+async def test_cancel_on_disconnect_spares_finished_and_paused_runs(
+    fake_agent_factory: Any, gateway_factory: GatewayFactory
+) -> None:
+    fake = await _agent(fake_agent_factory)
+    fake.reply_sse("SendStreamingMessage", _items("1.0", "input-required", {"text": "which?"}), then="hang")
+    client = await gateway_factory(fake.url, agui__cancel_on_disconnect=True, agui__settle_seconds=5)
+    resp = await client.post("/agui", json=body(user("go")), headers={"Accept": "text/event-stream"})
+    while b"which?" not in await resp.content.readuntil(b"\n\n"):
+        pass
+    resp.close()  # the agent asked for input: the run is over for the user, leaving cancels nothing
+    await asyncio.wait_for(fake.on_disconnect.wait(), 1)
+    fake.reply_sse("SendStreamingMessage", _items("1.0", "completed", {"text": "done"}))
+    events = parse_sse((await _run(client, body(user("go"), user("this", mid="u2"), run="r2")))[2])
+    assert events[-1]["type"] == "RUN_FINISHED"
+    await asyncio.sleep(0.1)
+    assert not fake.calls("CancelTask")
+
+
 async def test_frames_are_lf_only_and_utf8_intact(
     fake_agent_factory: Any, gateway_factory: GatewayFactory
 ) -> None:  # 52, 55

@@ -1,6 +1,7 @@
 """The AG-UI endpoint: POST /agui and /agui/{route} take a RunAgentInput, answer 4xx JSON before any
 stream, else AG-UI SSE driven by core.agui (one A2A JSON-RPC call upstream, keep-alives while it is
-quiet, one terminal event whatever happens). A client leaving never cancels the agent's task."""
+quiet, one terminal event whatever happens). A client leaving cancels the agent's task only with
+[agui] cancel_on_disconnect (the cancel goes out in the background, bounded by the unary timeout)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ class AguiState:
     sessions: Sessions
     options: Options
     active: set[tuple[str, str]] = field(default_factory=set)   # (route, threadId) of running runs
+    cancels: set[asyncio.Task[None]] = field(default_factory=set)  # cancels sent for clients that left
 
 
 AGUI = web.AppKey("agui", AguiState)
@@ -100,7 +102,15 @@ async def handle(request: web.Request) -> web.StreamResponse:
                       new_id=lambda: uuid.uuid4().hex, now=time.time)
         door = _Door(request, settings, run)
         response = await door.start()
-        await door.drive(request.app[UPSTREAM], request.headers.get("Authorization"))
+        try:
+            await door.drive(request.app[UPSTREAM], request.headers.get("Authorization"))
+        except asyncio.CancelledError:   # aiohttp cancels the handler when its client disconnects
+            if request.transport is None or request.transport.is_closing():
+                door.outcome = "client_gone"
+                door.cancel_upstream(state.cancels)
+            raise
+        if door.outcome == "client_gone":
+            door.cancel_upstream(state.cancels)
         log.info("agui_run", thread=inp.thread_id, run=inp.run_id, items=run.items, events=door.sent,
                  outcome=door.outcome, duration_ms=round((time.monotonic() - started) * 1000, 2))
         return response
@@ -118,6 +128,9 @@ class _Door:
         self.last_write = time.monotonic()
         self.sent = 0
         self.outcome = "open"
+        self.upstream: Upstream | None = None
+        self.iface: Interface | None = None
+        self.authorization: str | None = None
 
     async def start(self) -> web.StreamResponse:
         await self.response.prepare(self.request)
@@ -157,13 +170,14 @@ class _Door:
                 task.cancel()
 
     async def drive(self, upstream: Upstream, authorization: str | None) -> None:
+        self.upstream, self.authorization = upstream, authorization
         try:
             await self.send(self.run.opening())
             await self._call(upstream, authorization)
             if not self.run.done:
                 await self.send(self.run.on_eof())
         except (ConnectionResetError, aiohttp.ClientConnectionResetError):
-            self.outcome = "client_gone"   # the agent's task goes on; nothing is cancelled
+            self.outcome = "client_gone"   # the agent's task goes on unless cancel_on_disconnect
             return
         except Exception as exc:   # the top-level guard: the stream still ends with RUN_ERROR
             log.exception("agui_internal_error")
@@ -179,16 +193,13 @@ class _Door:
         except (GatewayError, TimeoutError) as err:
             await self.send(self.run.fail("upstream.unreachable", _message(err, "agent card not available")))
             return
+        self.iface = iface
         batch, call = self.run.plan(agent)
         await self.send(batch)
         if call is None:
             return
-        out = wire.encode(call, iface.version, self.run.input.run_id)
-        headers = {**({"Authorization": authorization} if authorization else {}),
-                   **self.settings.upstream.headers, **out.headers, "Accept-Encoding": "identity"}
         try:
-            resp = await self.waiting(upstream.open("POST", iface.url, headers=CIMultiDict(headers),
-                                                    body=out.body), timeout.first_byte)
+            resp = await self.waiting(self._open(upstream, iface, call, authorization), timeout.first_byte)
         except GatewayError as err:
             await self.send(self.run.fail("upstream.unreachable", err.message))
             return
@@ -199,6 +210,39 @@ class _Door:
             await self._reply(upstream, resp, call, iface.version)
         finally:
             resp.close()
+
+    def _open(self, upstream: Upstream, iface: Interface, call: Call,
+              authorization: str | None) -> Awaitable[aiohttp.ClientResponse]:
+        out = wire.encode(call, iface.version, self.run.input.run_id)
+        headers = {**({"Authorization": authorization} if authorization else {}),
+                   **self.settings.upstream.headers, **out.headers, "Accept-Encoding": "identity"}
+        return upstream.open("POST", iface.url, headers=CIMultiDict(headers), body=out.body)
+
+    def cancel_upstream(self, tasks: set[asyncio.Task[None]]) -> None:
+        """With cancel_on_disconnect: cancel the task of a run its client left before it ended (not
+        after an input-required pause: that run was over for the user). Runs in the background."""
+        session = self.run.session
+        if not self.settings.agui.cancel_on_disconnect or self.run.done or self.run.settled \
+                or not session.task_id or self.upstream is None or self.iface is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._cancel(self.upstream, self.iface, session.task_id))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    async def _cancel(self, upstream: Upstream, iface: Interface, task_id: str) -> None:
+        try:
+            async with asyncio.timeout(self.settings.upstream.timeout.total_unary):
+                resp = await self._open(upstream, iface, Call("cancel_task", {"id": task_id}), self.authorization)
+                try:
+                    result = wire.decode_bytes(await read_bounded(resp, upstream.max_body_bytes), iface.version,
+                                               "cancel_task")
+                finally:
+                    resp.close()
+            log.info("agui_task_cancelled", task=task_id, thread=self.run.input.thread_id,
+                     error=None if result.error is None else result.error.get("code"))
+        except (GatewayError, TimeoutError, aiohttp.ClientError) as exc:
+            log.warning("agui_cancel_failed", task=task_id, thread=self.run.input.thread_id,
+                        error=_message(exc, type(exc).__name__))
 
     async def _reply(self, upstream: Upstream, resp: aiohttp.ClientResponse, call: Call,
                      version: Version) -> None:

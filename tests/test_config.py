@@ -1,4 +1,4 @@
-"""Tests for gateway/config.py: load() with a dict environ and tmp TOML files, error messages that
+"""Tests for gateway/config/: load() with a dict environ and tmp TOML files, error messages that
 name the key, precedence, the quirks mapping, and the shipped config files."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gateway import config
-from gateway.config import ConfigError, Settings, load
+from gateway.config import ConfigError, Settings, checks, load
 from gateway.core.quirks import Quirks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -537,7 +537,7 @@ def test_workers_must_be_positive() -> None:
 
 
 def test_uvloop_and_tracing_require_their_extras(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config, "_installed", lambda module: False)
+    monkeypatch.setattr(checks, "_installed", lambda module: False)
     with pytest.raises(ConfigError) as err:
         load(None, {"A2A_GATEWAY_SERVER_EVENT_LOOP": "uvloop", "A2A_GATEWAY_TRACING_ENABLED": "true"}, BASE)
     assert [p.key for p in err.value.problems] == ["server.event_loop", "tracing.enabled"]

@@ -1,0 +1,136 @@
+"""Owns the documents generated from SCHEMA: reference_markdown() (the README's configuration
+reference) and sample_toml() (the shipped config/gateway.toml)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+from typing import Any
+
+from gateway.config.key import ENV_CONFIG_PATH
+from gateway.config.schema import SCHEMA
+from gateway.config.table import SECTIONS
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no TOML form for {value!r}")  # pragma: no cover
+
+
+def reference_markdown() -> str:
+    """The configuration reference for the README, generated from SCHEMA."""
+    out = [
+        "## Configuration reference",
+        "",
+        "Settings come from built-in defaults, then the TOML file (`--config FILE` or "
+        f"`{ENV_CONFIG_PATH}`), then environment variables, then command-line flags; later sources "
+        "win. Every key has an environment variable: `A2A_GATEWAY_` followed by the dotted key "
+        "upper-cased with dots replaced by underscores (`upstream.timeout.connect` is "
+        "`A2A_GATEWAY_UPSTREAM_TIMEOUT_CONNECT`). From the environment, booleans are "
+        "`true`/`false`/`1`/`0`, lists are comma-separated, and tables are comma-separated "
+        "`Name=value` pairs. An unknown key or `A2A_GATEWAY_*` variable is an error.",
+    ]
+    for section, sdoc in SECTIONS.items():
+        out += ["", f"### `[{section}]`", "", sdoc, ""]
+        out += ["| Key | Type | Default | Environment variable | Description |", "|---|---|---|---|---|"]
+        for k in SCHEMA:
+            if k.section != section:
+                continue
+            default = "required" if k.required else f"`{_toml_value(k.default)}`"
+            doc = k.doc.replace("|", "\\|") + (f" Flag: `{k.cli}`." if k.cli else "")
+            out.append(f"| `{k.field}` | {k.type_label} | {default} | `{k.env}` | {doc} |")
+    out += ["", "### `[[routes]]`", "", _ROUTES_DOC, "",
+            "| Key | Type | Default | Description |", "|---|---|---|---|"]
+    out += [f"| `{name}` | {kind} | {default} | {doc} |" for name, kind, default, doc in _ROUTE_KEYS]
+    return "\n".join(out) + "\n"
+
+
+_ROUTES_DOC = (
+    "Several agents behind one gateway: each `[[routes]]` entry is an upstream agent selected by path "
+    "prefix and/or `Host`, served as its own sub-application (its card, JSON-RPC, HTTP+JSON, AG-UI and "
+    "push webhook paths all under the prefix, its card's URLs pointing there). A request goes to the "
+    "first route whose host (if set) and prefix match, routes with a host first, longer prefixes first; "
+    "a path no route matches gets a 404 in the A2A HTTP+JSON error shape. With no routes the gateway "
+    "is a sidecar in front of `[upstream]`. Routes come from the config file only: no environment "
+    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]` keys they "
+    "inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
+    "`routes[1].upstream.url`."
+)
+_ROUTE_KEYS = (
+    ("name", "string", "required", "The route's name: 1-63 characters of `a-z`, `0-9` and `-`; unique."),
+    ("path_prefix", "string", '`""`', "The path prefix, e.g. `/agents/billing` (plain segments, no "
+     "trailing slash); `\"\"` matches every path. Host and prefix together are unique."),
+    ("host", "string", '`""`', "Match only this `Host` (case-insensitive, the port ignored); `\"\"` matches "
+     "any host."),
+    ("upstream", "table", "`[upstream]`", "Any `[upstream]` key (`url` is required), e.g. "
+     "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
+    ("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
+     "`[quirks]`."),
+)
+
+
+def _comment(text: str) -> list[str]:
+    return textwrap.wrap(text, width=98, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+
+
+def sample_toml() -> str:
+    """The shipped config/gateway.toml: every key at its default, documented, generated from SCHEMA."""
+    out = [
+        "# a2a-gateway configuration: every key at its built-in default.",
+        "#",
+        "# Generated from gateway.config.SCHEMA; regenerate with",
+        "#   python -c 'from gateway.config import sample_toml; print(sample_toml(), end=\"\")' "
+        "> config/gateway.toml",
+        "#",
+        "# Precedence: defaults < this file < environment < command-line flags. Every key can be set",
+        "# by an environment variable named A2A_GATEWAY_ + the dotted key upper-cased with dots as",
+        "# underscores, e.g. upstream.timeout.connect -> A2A_GATEWAY_UPSTREAM_TIMEOUT_CONNECT.",
+        "# Check a file with: a2a-gateway check-config FILE",
+    ]
+    for section in SECTIONS:  # a section's table-valued keys come after its plain keys
+        plain = [k for k in SCHEMA if k.section == section and k.kind != "table"]
+        tables = [k for k in SCHEMA if k.section == section and k.kind == "table"]
+        out += ["", f"[{section}]", *_comment(SECTIONS[section])]
+        for k in plain:
+            out += ["", *_comment(k.doc), f"# env: {k.env}"]
+            if k.kind == "enum":
+                out.append("# one of: " + ", ".join(f'"{c}"' for c in k.choices))
+            if k.required:
+                out.append(f"# {k.field} = {k.example}")
+            else:
+                out.append(f"{k.field} = {_toml_value(k.default)}")
+        for k in tables:
+            out += ["", f"[{k.name}]", *_comment(k.doc), f"# env: {k.env}"]
+            example = k.example.strip("{} ")
+            if example:
+                out.append(f"# {example}")
+    out += ["", *_comment("[[routes]]: several agents behind one gateway (see the README's configuration "
+                          "reference); file only, restart to change. Without routes the gateway is a "
+                          "sidecar in front of [upstream]. For example:"),
+            "#",
+            "# [[routes]]",
+            '# name = "billing"',
+            '# path_prefix = "/agents/billing"',
+            "# [routes.upstream]",
+            '# url = "http://billing-agent:9000"',
+            '# version = "0.3"',
+            "# [routes.upstream.headers]",
+            '# Authorization = "Bearer <token>"',
+            "#",
+            "# [[routes]]",
+            '# name = "search"',
+            '# host = "search.agents.example.com"',
+            "# [routes.upstream]",
+            '# url = "http://search-agent:9000"',
+            "# [routes.quirks]",
+            "# # any [quirks] key"]
+    return "\n".join(out) + "\n"

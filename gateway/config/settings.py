@@ -1,0 +1,144 @@
+"""Owns the frozen Settings dataclasses the rest of the gateway receives, one per section; field
+names equal the schema's key names (checked at import by the schema's self-check)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from gateway.config.checks import Network, _split_hostport
+from gateway.core.quirks import Quirks
+
+
+class _Listens:
+    """`host` and `port` of a settings section's HOST:PORT `listen` value."""
+
+    __slots__ = ()
+    listen: str
+
+    @property
+    def host(self) -> str:
+        """The listen host, without IPv6 brackets."""
+        return _split_hostport(self.listen)[0]
+
+    @property
+    def port(self) -> int:
+        return _split_hostport(self.listen)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings(_Listens):
+    listen: str
+    public_url: str
+    trusted_proxies: tuple[Network, ...]
+    version_mode: Literal["lenient", "strict"]
+    heartbeat_seconds: float
+    shutdown_grace_seconds: float
+    stream_drain_seconds: float
+    workers: int
+    event_loop: Literal["auto", "asyncio", "uvloop"]
+
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutSettings:
+    connect: float
+    first_byte: float
+    idle_stream: float
+    total_unary: float
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamSettings:
+    url: str
+    version: Literal["auto", "0.3", "1.0"]
+    binding: Literal["auto", "JSONRPC", "HTTP+JSON"]
+    tenant: str
+    card_refresh_seconds: float
+    card_retry_seconds: float
+    headers: Mapping[str, str]
+    timeout: TimeoutSettings
+
+
+@dataclass(frozen=True, slots=True)
+class LimitsSettings:
+    max_body_bytes: int
+    max_sse_event_bytes: int
+    max_connections: int
+    max_client_connections: int
+
+
+@dataclass(frozen=True, slots=True)
+class PushSettings:
+    enabled: bool
+    keys: tuple[bytes, ...] = dataclasses.field(repr=False)  # decoded 32-byte keys; keys[0] seals
+    webhook_base_url: str
+    webhook_path: str
+    allow_networks: tuple[Network, ...]
+    max_concurrency: int
+    max_attempts: int
+    backoff_seconds: float
+    timeout_seconds: float
+    max_body_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class AguiSettings:
+    contextid_mode: Literal["server", "thread"]
+    unknown_surface: Literal["lenient", "strict"]
+    action_encoding: Literal["auto", "v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0", "bare"]
+    a2ui_versions: tuple[str, ...]
+    a2ui_sniff: bool
+    input_required_as_interrupt: bool
+    snapshot_mode: Literal["log", "compact"]
+    compact_above_bytes: int
+    cancel_on_disconnect: bool
+    mirror_ids_in_state: bool
+    settle_seconds: float
+    session_ttl_seconds: float
+    max_sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class AdminSettings(_Listens):
+    listen: str  # "" disables the admin listener
+
+
+@dataclass(frozen=True, slots=True)
+class TracingSettings:
+    enabled: bool
+    exporter: Literal["otlp", "console", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class LogSettings:
+    format: Literal["json", "console"]
+    level: Literal["debug", "info", "warning", "error", "critical"]
+
+
+@dataclass(frozen=True, slots=True)
+class RouteSettings:
+    """One `[[routes]]` entry: an upstream agent selected by path prefix and/or Host, with its own
+    upstream and quirks settings (the keys it does not set inherit `[upstream]` and `[quirks]`)."""
+
+    name: str
+    path_prefix: str  # "" or "/seg[/seg...]" without a trailing slash
+    host: str  # "" (any) or a lower-case host name, matched without the port
+    upstream: UpstreamSettings
+    quirks: Quirks
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    server: ServerSettings
+    upstream: UpstreamSettings
+    limits: LimitsSettings
+    push: PushSettings
+    quirks: Quirks
+    agui: AguiSettings
+    log: LogSettings
+    admin: AdminSettings
+    tracing: TracingSettings
+    routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case

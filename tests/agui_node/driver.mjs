@@ -1,8 +1,10 @@
 // Drives the real @ag-ui/client (installed by tests/agui_node/install.py) through a scripted conversation:
 // node driver.mjs <client install dir>   with the scenario as JSON on stdin:
-//   {"url": "...", "threadId": "...", "runs": [{"runId": "...", "message"?: "text", "forwardedProps"?: {...}}]}
+//   {"url": "...", "threadId": "...", "runs": [{"runId": "...", "message"?: "text", "forwardedProps"?: {...},
+//                                                "url"?: "another replica"}]}
 // One HttpAgent keeps the thread across runs, as a front end does. Prints one JSON line: per run the events
-// (each also checked with @ag-ui/core's EventSchemas), the error the client raised, and the agent's messages.
+// (each also checked with @ag-ui/core's EventSchemas), the error the client raised, the agent's messages and
+// the client's state after the run.
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -41,6 +43,7 @@ async function main() {
   const agent = new HttpAgent({ url: scenario.url, threadId: scenario.threadId });
   const runs = [];
   for (const run of scenario.runs) {
+    if (run.url !== undefined) agent.url = run.url;  // the same thread, served by another gateway replica
     if (run.message !== undefined) {
       agent.addMessage({ id: `${run.runId}-user`, role: "user", content: run.message });
     }
@@ -58,7 +61,9 @@ async function main() {
     } catch (err) {
       error = String(err?.message ?? err);
     }
-    runs.push({ runId: run.runId, events, invalid, error, messages: agent.messages.map(summarize) });
+    runs.push({
+      runId: run.runId, events, invalid, error, messages: agent.messages.map(summarize), state: agent.state,
+    });
   }
   process.stdout.write(JSON.stringify({ client: clientVersion, runs }) + "\n");
 }

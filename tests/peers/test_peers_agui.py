@@ -104,3 +104,41 @@ def test_real_clients_paint_act_and_fail(gateway: tuple[str, Gateway, Agent], cl
         assert paint["events"][-1]["outcome"] == {"type": "success"}
     else:
         assert "outcome" not in paint["events"][-1]
+
+
+@pytest.fixture(scope="module")
+def replicas(gateway: tuple[str, Gateway, Agent]) -> Iterator[tuple[Gateway, Gateway]]:
+    """Two more gateways in front of the same agent, sharing nothing, mirroring ids into the AG-UI state."""
+    env = {"A2A_GATEWAY_AGUI_MIRROR_IDS_IN_STATE": "true"}
+    with run_gateway(gateway[2].base_url, env=env) as one, run_gateway(gateway[2].base_url, env=env) as two:
+        yield one, two
+
+
+@pytest.mark.parametrize("client", CLIENT_VERSIONS)
+def test_a_thread_moves_between_replicas_through_the_clients_state(  # case 50
+    gateway: tuple[str, Gateway, Agent], replicas: tuple[Gateway, Gateway], client: str
+) -> None:
+    """The paint run goes to one replica, the action to another that never saw the thread: the ids the
+    first wrote into the client's state (STATE_DELTA/STATE_SNAPSHOT, applied by the real client) let the
+    second continue the task, which the agent insists on for an action."""
+    generation, _, agent = gateway
+    one, two = replicas
+    scenario = {
+        "url": one.base_url + "/agui",
+        "threadId": f"replicas-{generation}-{client}",
+        "runs": [
+            {"runId": "paint", "message": "show me tables"},
+            {"runId": "act", "forwardedProps": ACTION, "url": two.base_url + "/agui"},
+        ],
+    }
+    result = run_driver(client, scenario)
+    context = f"\n--- replica 2 log ---\n{two.log()[-4000:]}\n--- agent log ---\n{agent.log()[-3000:]}"
+    paint, act = result["runs"]
+    for run in result["runs"]:
+        assert not run["invalid"] and run["error"] is None, (run, context)
+        validate(run["events"], protocol10=client.startswith("1."))
+    mirrored = paint["state"]["a2a"]
+    assert mirrored["taskId"] and mirrored["contextId"] and mirrored["taskState"] == "TASK_STATE_INPUT_REQUIRED"
+    assert act["events"][-1]["type"] == "RUN_FINISHED", (act["events"], context)
+    assert _texts(act)[-1] == "Booked a table for 2"
+    assert act["state"]["a2a"] == {"contextId": mirrored["contextId"]}   # the task completed

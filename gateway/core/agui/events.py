@@ -16,6 +16,8 @@ TEXT_MESSAGE_CONTENT = "TEXT_MESSAGE_CONTENT"
 TEXT_MESSAGE_END = "TEXT_MESSAGE_END"
 ACTIVITY_SNAPSHOT = "ACTIVITY_SNAPSHOT"
 CUSTOM = "CUSTOM"
+STATE_SNAPSHOT = "STATE_SNAPSHOT"
+STATE_DELTA = "STATE_DELTA"
 
 TERMINAL = frozenset({RUN_FINISHED, RUN_ERROR})
 PING = b": ping\n\n"
@@ -58,6 +60,15 @@ def activity_snapshot(message_id: str, activity_type: str, content: JsonObj, *,
                       replace: bool = True) -> JsonObj:
     return {"type": ACTIVITY_SNAPSHOT, "messageId": message_id, "activityType": activity_type,
             "content": content, "replace": replace}
+
+
+def state_snapshot(snapshot: Any) -> JsonObj:
+    return {"type": STATE_SNAPSHOT, "snapshot": snapshot}
+
+
+def state_delta(patch: list[JsonObj]) -> JsonObj:
+    """`patch`: RFC 6902 JSON Patch operations on the client's state."""
+    return {"type": STATE_DELTA, "delta": patch}
 
 
 def custom(name: str, value: Any) -> JsonObj:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from gateway.core.agui import a2ui
+from gateway.core.agui import a2ui, mirror
 from gateway.core.agui import events as ev
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.request import Agent, Call, Options, plan_call
@@ -63,6 +63,8 @@ class AguiRun:
 
     def plan(self, agent: Agent) -> tuple[list[JsonObj], Call | None]:
         """The call to make upstream (None: the run is already over) and the events before it."""
+        if self.options.mirror_ids_in_state:
+            mirror.recover(self.input.state, self.session)
         plan = plan_call(self.input, self.session, agent, self.options, self._now())
         self._forwarded, self._sent_task, self._resubscribe = plan.forwarded, plan.task_id, plan.resubscribe
         if plan.resubscribe:   # the client may have lost them with the connection: paint them once more
@@ -243,7 +245,7 @@ class AguiRun:
         return self._error(error[0], self._status_text.strip() or error[1])
 
     def _finish(self, *, interrupted: bool = False, outcome: JsonObj | None = None) -> list[JsonObj]:
-        out = self._texts.close()
+        out = [*self._texts.close(), *self._mirror()]
         self.done = True
         if outcome is None and self.input.protocol10:
             outcome = self._interrupt() if interrupted else None
@@ -262,8 +264,11 @@ class AguiRun:
         self.session.pending_interrupt = interrupt["id"]
         return {"type": "interrupt", "interrupts": [interrupt]}
 
+    def _mirror(self) -> list[JsonObj]:
+        return mirror.mirror_events(self.input.state, self.session) if self.options.mirror_ids_in_state else []
+
     def _error(self, code: str, message: str) -> list[JsonObj]:
-        out = self._texts.close()
+        out = [*self._texts.close(), *self._mirror()]
         self.done = True
         return [*out, ev.run_error(message, code)]
 

@@ -98,7 +98,7 @@ def parse_request(body: bytes | str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> R
     if not _is_id(raw_id):
         raise InvalidEnvelope("id must be a string, an integer or null", rpc_method=known_method)
     rpc_id: RpcId = raw_id
-    if _deeper_than(value, max_depth):
+    if _may_nest(body, max_depth) and _deeper_than(value, max_depth):
         raise EnvelopeTooDeep(f"request nests deeper than {max_depth} levels",
                               rpc_id=rpc_id, rpc_method=known_method)
     if value.get("jsonrpc") != JSONRPC_VERSION:
@@ -159,6 +159,13 @@ def result_envelope(rpc_id: RpcId, result: Any) -> JsonObj:
 
 def error_envelope(rpc_id: RpcId, error: JsonObj) -> JsonObj:
     return {"jsonrpc": JSONRPC_VERSION, "id": rpc_id, "error": error}
+
+
+def _may_nest(body: bytes | str, limit: int) -> bool:
+    """Whether `body` has enough brackets to nest more than `limit` levels: an upper bound counted in C,
+    which spares the walk below for nearly every request."""
+    count = body.count(b"{") + body.count(b"[") if isinstance(body, bytes) else body.count("{") + body.count("[")
+    return max(count, 1) > limit   # a lone scalar is one level
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

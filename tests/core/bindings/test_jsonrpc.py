@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gateway.core import jsoncodec
+from gateway.core.bindings import jsonrpc
 from gateway.core.bindings.jsonrpc import (
     EnvelopeTooDeep,
     InvalidEnvelope,
@@ -27,6 +28,7 @@ from gateway.core.bindings.jsonrpc import (
     rpc_method_of,
 )
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, MalformedEnvelope
+from tests import strategies
 
 IDS: list[Any] = ["abc", "", "ü/ç", 0, 1, -7, 2**63 + 5, None]
 
@@ -191,3 +193,12 @@ def test_arbitrary_json_parse_or_raise_our_error(value: Any) -> None:
 def test_parse_response_reads_a_missing_result_as_null() -> None:
     # a2a-sdk 0.3's push-config delete reply drops `"result": null` (pydantic exclude_none)
     assert parse_response(b'{"jsonrpc":"2.0","id":1}') == RpcResponse(1, None)
+
+
+@given(value=strategies.json_values, limit=st.integers(0, 6))
+def test_the_bracket_count_bounds_the_depth(value: Any, limit: int) -> None:
+    """The cheap pre-check never spares the walk of a body that is too deep (requests are objects)."""
+    value = {"params": value}
+    body = jsoncodec.dumpb(value)
+    assert jsonrpc._may_nest(body, limit) or not jsonrpc._deeper_than(value, limit)
+    assert jsonrpc._may_nest(body.decode(), limit) == jsonrpc._may_nest(body, limit)

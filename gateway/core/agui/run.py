@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from gateway.core.agui import a2ui, mirror
 from gateway.core.agui import events as ev
+from gateway.core.agui.compact import for_snapshot
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.request import Agent, Call, Options, plan_call
 from gateway.core.agui.session import ThreadSession, remember
@@ -206,6 +207,8 @@ class AguiRun:
         return out + extra
 
     def _snapshot(self, surface_id: str, ops: list[JsonObj]) -> JsonObj:
+        """One surface's log as an activity snapshot, compacted (`snapshot_mode`, `compact_above_bytes`)."""
+        ops = for_snapshot(ops, self.options.snapshot_mode, self.options.compact_above_bytes)
         return ev.activity_snapshot(a2ui.SURFACE_ID_PREFIX + surface_id, a2ui.ACTIVITY_TYPE,
                                     {a2ui.OPERATIONS_KEY: ops})
 

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
-from gateway.core.translate import messages, requests_send
+from gateway.core.translate import messages, parts, requests_send
 from gateway.core.translate.registry import families, translate
+from gateway.core.translate.shape import arr
 from gateway.core.types import Dialect
 from tests import strategies
 
@@ -114,6 +115,17 @@ def _conf(to_v10: bool) -> tuple[Fn, Fn]:
     return fast, lambda conf, cx, at: full(conf, cx, at + ".configuration", False)
 
 
+def _each_part(part_fn: Fn) -> Fn:
+    return lambda items, cx, at: [part_fn(p, cx, f"{at}.parts[{i}]") for i, p in enumerate(obj_list(items, at))]
+
+
+def obj_list(items: Any, at: str) -> list[Any]:
+    return arr(items, f"{at}.parts")
+
+
+_v10_parts = st.lists(strategies.v10_part() | st.builds(lambda t: {"text": t}, strategies.texts), max_size=3)
+
+
 # name: (the fast path, the full path it stands in front of, a v1.0 strategy, how to make the input
 # from a v1.0 value (None: it is the input), the path the caller passes)
 CASES: dict[str, tuple[Fn, Fn, Any, Callable[[Any], Any] | None, str]] = {
@@ -125,6 +137,9 @@ CASES: dict[str, tuple[Fn, Fn, Any, Callable[[Any], Any] | None, str]] = {
                              None, "$.message"),
     "message v0.3 -> v1.0": (messages.rpc_to_v10, messages._rpc_to_v10_full, strategies.v10_message(),
                              lambda v: _down("message", v), "$.message"),
+    "parts v1.0 -> v0.3": (messages.rpc_parts_from_v10, _each_part(parts.rpc_from_v10), _v10_parts, None, "$.a"),
+    "parts v0.3 -> v1.0": (messages.rpc_parts_to_v10, _each_part(parts.rpc_to_v10), _v10_parts,
+                           lambda v: _down("artifact", {"artifactId": "a", "parts": v})["parts"], "$.a"),
     "configuration v1.0 -> v0.3": (*_conf(False), v10_configuration(), None, "$.params"),
     "configuration v0.3 -> v1.0": (*_conf(True), v10_configuration(), _conf_down, "$.params"),
 }
@@ -151,13 +166,15 @@ def test_the_common_shape_takes_the_fast_path(case: str, monkeypatch: pytest.Mon
             "message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}}},
         "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}], "contextId": "c"},
         "configuration": {"acceptedOutputModes": ["text/plain"]},
+        "parts": [{"text": "hi"}, {"text": "there"}],
     }
     fast, _, _, make, at = CASES[case]
     value = samples[case.split(" v")[0]]
     value = make(value) if make else value
     calls: list[str] = []
     for module, name in [(messages, "_rpc_to_v10_full"), (messages, "_rpc_from_v10_full"),
-                         (requests_send, "_conf_to_v10_full"), (requests_send, "_conf_from_v10_full")]:
+                         (requests_send, "_conf_to_v10_full"), (requests_send, "_conf_from_v10_full"),
+                         (parts, "rpc_to_v10"), (parts, "rpc_from_v10")]:
         monkeypatch.setattr(module, name, lambda *a, _n=name: calls.append(_n))
     from gateway.core.translate import fastpath
     for name in ("_full_item_to_v10", "_full_item_from_v10"):

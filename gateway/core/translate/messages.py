@@ -20,16 +20,16 @@ _V10_KNOWN = frozenset((*_COMMON, "parts", "referenceTaskIds"))
 PartFn = Any
 
 
-def _parts(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
+def parts_of(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
     if type(items) is not list:
         arr(items, at)
     return [fn(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
 
 
-# Text parts are most parts: a plain one is rewritten inline, anything else takes the full path
-# (a single plain text part never gets here: the message translators handle it themselves).
-def _rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
-    """`at` is the message's path; part paths are built only when a part needs the full path."""
+# Text parts are most parts (of messages and artifacts): a plain one is rewritten inline, anything else
+# takes the full path (tests/core/test_fastpath.py holds both equal).
+def rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
+    """`at` is the owner's path (message or artifact); a part's own is built only when it takes the full path."""
     if type(items) is not list:
         arr(items, f"{at}.parts")
     return [{"text": p["text"]} if type(p) is dict and len(p) == 2 and p.get("kind") == "text"
@@ -37,8 +37,8 @@ def _rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
             for i, p in enumerate(items)]
 
 
-def _rpc_parts_from_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
-    """`at` is the message's path; part paths are built only when a part needs the full path."""
+def rpc_parts_from_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
+    """`at` is the owner's path (message or artifact); a part's own is built only when it takes the full path."""
     if type(items) is not list:
         arr(items, f"{at}.parts")
     return [{"kind": "text", "text": p["text"]} if type(p) is dict and len(p) == 1 and type(p.get("text")) is str
@@ -139,7 +139,7 @@ def rpc_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
             and type(text := p.get("text")) is str:
         out: JsonObj = {"messageId": mid, "role": role, "parts": [{"text": text}]}
     else:
-        out = {"messageId": mid, "role": role, "parts": _rpc_parts_to_v10(items, cx, at)}
+        out = {"messageId": mid, "role": role, "parts": rpc_parts_to_v10(items, cx, at)}
     if more:
         _optional(msg, out, at, more)
     return out
@@ -155,7 +155,7 @@ def _rpc_to_v10_full(msg: Any, cx: Cx, at: str) -> JsonObj:
     role = _role_to_v10(msg, enums.ROLE_TO_V10, at)
     if "parts" not in msg:
         raise TranslationError(f"{at}.parts", "required member is missing")
-    out: JsonObj = {"messageId": mid, "role": role, "parts": _rpc_parts_to_v10(msg["parts"], cx, at)}
+    out: JsonObj = {"messageId": mid, "role": role, "parts": rpc_parts_to_v10(msg["parts"], cx, at)}
     _optional(msg, out, at, len(msg))
     return out
 
@@ -172,7 +172,7 @@ def rpc_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
     if len(items) == 1 and type(p := items[0]) is dict and len(p) == 1 and type(text := p.get("text")) is str:
         out: JsonObj = {"kind": "message", "messageId": mid, "role": role, "parts": [{"kind": "text", "text": text}]}
     else:
-        out = {"kind": "message", "messageId": mid, "role": role, "parts": _rpc_parts_from_v10(items, cx, at)}
+        out = {"kind": "message", "messageId": mid, "role": role, "parts": rpc_parts_from_v10(items, cx, at)}
     if more:
         _optional(msg, out, at, more)
     return out
@@ -185,7 +185,7 @@ def _rpc_from_v10_full(msg: Any, cx: Cx, at: str) -> JsonObj:
         "kind": "message",
         "messageId": _message_id(msg, at),
         "role": _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
-        "parts": _rpc_parts_from_v10(_v10_parts(msg, cx, at), cx, at),
+        "parts": rpc_parts_from_v10(_v10_parts(msg, cx, at), cx, at),
     }
     _optional(msg, out, at, len(msg))
     return out
@@ -208,7 +208,7 @@ def rest_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
         role = enums.V10_ROLE_BY_NUMBER.get(role, role)
     out: JsonObj = {"messageId": _message_id(msg, at),
                     "role": _role_to_v10({"role": role}, _REST_ROLE_TO_V10, at)}
-    out["parts"] = _parts(msg.get("content", []), parts.rest_to_v10, cx, f"{at}.content")
+    out["parts"] = parts_of(msg.get("content", []), parts.rest_to_v10, cx, f"{at}.content")
     _copy_ids(msg, out, at, drop_empty=True)
     _copy_tail(msg, out, at, ("extensions",))
     return out
@@ -222,7 +222,7 @@ def rest_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
         "role": _role_from_v10(msg, _REST_ROLE_FROM_V10, cx, at),
     }
     if "parts" in msg:
-        out["content"] = _parts(msg["parts"], parts.rest_from_v10, cx, f"{at}.parts")
+        out["content"] = parts_of(msg["parts"], parts.rest_from_v10, cx, f"{at}.parts")
     _copy_ids(msg, out, at, drop_empty=True)
     if "referenceTaskIds" in msg:
         cx.note("field_dropped", f"{at}.referenceTaskIds", "no slot in the v0.3 proto")

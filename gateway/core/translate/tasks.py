@@ -121,7 +121,14 @@ status_rest_from_v10 = _status(enums.REST_STATE_FROM_V10, messages.rest_from_v10
 _ARTIFACT_KNOWN = frozenset(("artifactId", "name", "description", "parts", "metadata", "extensions"))
 
 
-def _artifact(art: Any, cx: Cx, at: str, part_fn: Fn) -> JsonObj:
+PartsFn = Callable[[Any, Cx, str], list[JsonObj]]   # (parts, cx, the owner's path) -> parts
+
+
+def _rest_parts(part_fn: Fn) -> PartsFn:
+    return lambda items, cx, at: messages.parts_of(items, part_fn, cx, f"{at}.parts")
+
+
+def _artifact(art: Any, cx: Cx, at: str, parts_fn: PartsFn) -> JsonObj:
     art = obj(art, at)
     drop_unknown(art, _ARTIFACT_KNOWN, cx, at)
     aid = art.get("artifactId")
@@ -133,8 +140,7 @@ def _artifact(art: Any, cx: Cx, at: str, part_fn: Fn) -> JsonObj:
             if type(art[key]) is not str:
                 raise TranslationError(f"{at}.{key}", "expected a string")
             out[key] = art[key]
-    pat = f"{at}.parts"
-    out["parts"] = [part_fn(p, cx, f"{pat}[{i}]") for i, p in enumerate(arr(art.get("parts", []), pat))]
+    out["parts"] = parts_fn(art.get("parts", []), cx, at)
     if art.get("metadata") is not None:
         out["metadata"] = obj(art["metadata"], f"{at}.metadata")
     if "extensions" in art:
@@ -151,20 +157,23 @@ def _fill_parts(out: JsonObj, cx: Cx, at: str) -> JsonObj:
     return out
 
 
+_REST_PARTS_TO_V10, _REST_PARTS_FROM_V10 = _rest_parts(parts.rest_to_v10), _rest_parts(parts.rest_from_v10)
+
+
 def artifact_rpc_to_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _fill_parts(_artifact(art, cx, at, parts.rpc_to_v10), cx, at)
+    return _fill_parts(_artifact(art, cx, at, messages.rpc_parts_to_v10), cx, at)
 
 
 def artifact_rpc_from_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _artifact(art, cx, at, parts.rpc_from_v10)
+    return _artifact(art, cx, at, messages.rpc_parts_from_v10)
 
 
 def artifact_rest_to_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _fill_parts(_artifact(art, cx, at, parts.rest_to_v10), cx, at)
+    return _fill_parts(_artifact(art, cx, at, _REST_PARTS_TO_V10), cx, at)
 
 
 def artifact_rest_from_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _artifact(art, cx, at, parts.rest_from_v10)
+    return _artifact(art, cx, at, _REST_PARTS_FROM_V10)
 
 
 # ---- Task -----------------------------------------------------------------------------------------

@@ -1,0 +1,209 @@
+"""The gateway's hop against the cheapest Python hop: sequential small sends to a canned v1.0 agent,
+direct, through a minimal aiohttp proxy (the baseline) and through the gateway (pass-through and
+translated), arms interleaved in one run; latency and proxy CPU per request. `python -m bench.hop`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+ROOT = Path(__file__).resolve().parent.parent
+TEXT = "echo bench"
+TASK = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"task": {
+    "id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2025-04-02T16:59:25Z"},
+    "artifacts": [{"artifactId": "a-1", "parts": [{"text": TEXT}]}],
+    "history": [{"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": TEXT}]}]}}}).encode()
+BODY_V03 = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
+    "message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": TEXT}]},
+    "configuration": {"acceptedOutputModes": ["text/plain"], "blocking": True}}}).encode()
+BODY_V10 = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+    "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": TEXT}]},
+    "configuration": {"acceptedOutputModes": ["text/plain"]}}}).encode()
+JSON = {"Content-Type": "application/json"}
+V10 = {**JSON, "A2A-Version": "1.0"}
+
+
+# ---- the two helper servers (each its own process, so CPU is attributed) ------------------------------
+
+def stub_app(port: int) -> web.Application:
+    """A canned v1.0 agent: every SendMessage completes at once with the same small Task."""
+    card = {"name": "stub", "description": "canned v1.0 agent", "version": "1.0",
+            "supportedInterfaces": [{"url": f"http://127.0.0.1:{port}/", "protocolBinding": "JSONRPC",
+                                     "protocolVersion": "1.0"}],
+            "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": []}
+
+    async def rpc(request: web.Request) -> web.Response:
+        await request.read()
+        return web.Response(body=TASK, content_type="application/json")
+
+    async def get_card(request: web.Request) -> web.Response:
+        return web.json_response(card)
+
+    app = web.Application()
+    app.router.add_post("/", rpc)
+    app.router.add_get("/.well-known/agent-card.json", get_card)
+    return app
+
+
+def proxy_app(upstream: str) -> web.Application:
+    """The baseline: the least an aiohttp proxy does (read, forward, relay the body)."""
+    async def start(app: web.Application) -> None:
+        app["session"] = aiohttp.ClientSession()
+
+    async def proxy(request: web.Request) -> web.Response:
+        body = await request.read()
+        async with request.app["session"].post(upstream, data=body, headers=JSON) as resp:
+            return web.Response(body=await resp.read(), status=resp.status, content_type="application/json")
+
+    app = web.Application()
+    app.on_startup.append(start)
+    app.router.add_post("/", proxy)
+    return app
+
+
+# ---- the run ----------------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def _process(args: list[str], env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, env={**os.environ, **(env or {})},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def _ready(url: str, deadline: float = 20.0) -> None:
+    end = time.monotonic() + deadline
+    async with aiohttp.ClientSession() as session:
+        while True:
+            try:
+                async with session.get(url) as resp:
+                    if resp.status < 500:
+                        return
+            except aiohttp.ClientError:
+                pass
+            if time.monotonic() > end:
+                raise RuntimeError(f"{url} did not come up")
+            await asyncio.sleep(0.1)
+
+
+async def _sends(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str],
+                 n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        start = time.perf_counter()
+        async with session.post(url, data=body, headers=headers) as resp:
+            await resp.read()
+            if resp.status != 200:
+                raise RuntimeError(f"{url} answered {resp.status}")
+        out.append(time.perf_counter() - start)
+    return out
+
+
+async def _check(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]) -> None:
+    """Every arm's reply is the completed Task in its client's version before anything is timed."""
+    async with session.post(url, data=body, headers=headers) as resp:
+        result = json.loads(await resp.read()).get("result", {})
+    v03 = body is BODY_V03
+    task = result if v03 else result.get("task", {})
+    state = task.get("status", {}).get("state")
+    if (v03 and task.get("kind") != "task") or state != ("completed" if v03 else "TASK_STATE_COMPLETED"):
+        raise RuntimeError(f"{url} answered {result!r}")
+
+
+def _pct(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))] * 1000
+
+
+async def measure(requests: int, rounds: int) -> dict[str, dict[str, float]]:
+    stub_port, proxy_port, gw_port = _free_port(), _free_port(), _free_port()
+    upstream = f"http://127.0.0.1:{stub_port}/"
+    env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{_free_port()}"}
+    with ExitStack() as stack:
+        stack.enter_context(_process(["-m", "bench.hop", "--serve-stub", str(stub_port)]))
+        await _ready(upstream + ".well-known/agent-card.json")
+        proxy = stack.enter_context(_process(["-m", "bench.hop", "--serve-proxy", str(proxy_port), upstream]))
+        gw = stack.enter_context(_process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}",
+                                           "--upstream", upstream], env))
+        await _ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
+        await _ready(f"http://127.0.0.1:{proxy_port}/")
+        arms = {  # name: (url, body, headers, pid of the hop or None)
+            "direct (v1.0 client)": (upstream, BODY_V10, V10, None),
+            "aiohttp proxy (baseline)": (f"http://127.0.0.1:{proxy_port}/", BODY_V10, V10, proxy.pid),
+            "gateway pass-through": (f"http://127.0.0.1:{gw_port}/", BODY_V10, V10, gw.pid),
+            "gateway v0.3 → v1.0": (f"http://127.0.0.1:{gw_port}/", BODY_V03, JSON, gw.pid),
+        }
+        latencies: dict[str, list[float]] = {name: [] for name in arms}
+        cpu = dict.fromkeys(arms, 0.0)
+        async with aiohttp.ClientSession() as session:
+            for url, body, headers, _ in arms.values():
+                await _check(session, url, body, headers)
+                await _sends(session, url, body, headers, 100)   # warm every path and connection
+            for _ in range(rounds):
+                for name, (url, body, headers, pid) in arms.items():
+                    before = _cpu_seconds(pid) if pid else 0.0
+                    latencies[name] += await _sends(session, url, body, headers, requests // rounds)
+                    cpu[name] += (_cpu_seconds(pid) - before) if pid else 0.0
+    out = {}
+    for name, values in latencies.items():
+        values.sort()
+        out[name] = {"p50_ms": _pct(values, 0.5), "mean_ms": sum(values) / len(values) * 1000,
+                     "p99_ms": _pct(values, 0.99), "cpu_us": cpu[name] / len(values) * 1e6}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=3000, help="timed sends per arm (default 3000)")
+    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds (default 6)")
+    parser.add_argument("--serve-stub", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-proxy", nargs=2, metavar=("PORT", "UPSTREAM"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_stub:
+        web.run_app(stub_app(args.serve_stub), host="127.0.0.1", port=args.serve_stub, access_log=None, print=None)
+        return
+    if args.serve_proxy:
+        port, upstream = args.serve_proxy
+        web.run_app(proxy_app(upstream), host="127.0.0.1", port=int(port), access_log=None, print=None)
+        return
+    figures = asyncio.run(measure(args.requests, args.rounds))
+    base = figures["aiohttp proxy (baseline)"]
+    direct = figures["direct (v1.0 client)"]
+    print(f"{'arm':26} {'p50 ms':>7} {'mean ms':>8} {'p99 ms':>7} {'added p50':>10} {'hop CPU µs':>11} "
+          f"{'× baseline':>11}")
+    for name, f in figures.items():
+        ratio = f"{f['cpu_us'] / base['cpu_us']:.2f}" if f["cpu_us"] else "–"
+        cpu = f"{f['cpu_us']:.0f}" if f["cpu_us"] else "–"
+        print(f"{name:26} {f['p50_ms']:7.3f} {f['mean_ms']:8.3f} {f['p99_ms']:7.3f} "
+              f"{f['p50_ms'] - direct['p50_ms']:+10.3f} {cpu:>11} {ratio:>11}")
+
+
+if __name__ == "__main__":
+    main()

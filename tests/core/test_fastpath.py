@@ -98,9 +98,12 @@ def v10_configuration(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def v10_status_item(draw: st.DrawFn) -> dict[str, Any]:
-    """Stream items, status updates most of all (the fast path's shape)."""
-    if draw(st.integers(0, 3)):
+    """Stream items, status and artifact updates most of all (the fast paths' shapes)."""
+    pick = draw(st.integers(0, 4))
+    if pick in (1, 2):
         return {"statusUpdate": draw(strategies.v10_status_update())}
+    if pick in (3, 4):
+        return {"artifactUpdate": draw(strategies.v10_artifact_update())}
     return draw(strategies.v10_stream_response())
 
 
@@ -169,8 +172,11 @@ def test_the_common_shape_takes_the_fast_path(case: str, monkeypatch: pytest.Mon
         "parts": [{"text": "hi"}, {"text": "there"}],
     }
     fast, _, _, make, at = CASES[case]
-    value = samples[case.split(" v")[0]]
-    value = make(value) if make else value
+    values = [samples[case.split(" v")[0]]]
+    if case.startswith("stream item"):
+        values.append({"artifactUpdate": {"taskId": "t", "contextId": "c", "append": True, "lastChunk": False,
+                                          "artifact": {"artifactId": "a", "parts": [{"text": "chunk"}]}}})
+    values = [make(v) if make else v for v in values]   # before the full paths are replaced below
     calls: list[str] = []
     for module, name in [(messages, "_rpc_to_v10_full"), (messages, "_rpc_from_v10_full"),
                          (requests_send, "_conf_to_v10_full"), (requests_send, "_conf_from_v10_full"),
@@ -179,5 +185,6 @@ def test_the_common_shape_takes_the_fast_path(case: str, monkeypatch: pytest.Mon
     from gateway.core.translate import fastpath
     for name in ("_full_item_to_v10", "_full_item_from_v10"):
         monkeypatch.setattr(fastpath, name, lambda *a, _n=name: calls.append(_n))
-    out = fast(copy.deepcopy(value), Cx(), at)
-    assert calls == [] and out is not None
+    for value in values:
+        out = fast(copy.deepcopy(value), Cx(), at)
+        assert calls == [] and out is not None

@@ -96,10 +96,17 @@ class SseParser:
 
     def feed(self, chunk: bytes) -> list[SseItem]:
         """Consume `chunk`; return the comments and events it completes, in stream order."""
+        out: list[SseItem] = []
+        self.feed_into(chunk, out)
+        return out
+
+    def feed_into(self, chunk: bytes, out: list[SseItem]) -> None:
+        """`feed`, appending to `out`: when it raises, `out` holds every item completed before the
+        offending line, so what a caller relays does not depend on how the input was chunked."""
         if self._at_start:
             self._pending += chunk
             if len(self._pending) < len(_BOM) and _BOM.startswith(self._pending):
-                return []
+                return
             self._at_start = False
             start = len(_BOM) if self._pending.startswith(_BOM) else 0
             chunk = bytes(self._pending[start:])
@@ -113,7 +120,6 @@ class SseParser:
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = chunk.split(b"\n")
         tail = lines.pop()
-        out: list[SseItem] = []
         if lines:
             if self._pending:
                 self._pending += lines[0]
@@ -125,7 +131,6 @@ class SseParser:
             if len(self._pending) + len(tail) + self._data_bytes > self.max_event_bytes:
                 raise self._too_large()
             self._pending += tail
-        return out
 
     def close(self) -> list[SseItem]:
         """End of stream. Every complete event was already returned by `feed`; an unterminated

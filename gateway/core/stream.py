@@ -13,7 +13,6 @@ from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseP
 from gateway.core.stream_frames import ERROR_EVENT, ClientFrames
 from gateway.core.stream_upstream import (
     BINDINGS,
-    LINES,
     agent_fault,
     looks_like_rest_error,
     member_of,
@@ -125,14 +124,14 @@ class StreamRelay:
         if self._done or not chunk:
             return b""
         out: list[bytes] = []
-        for line in LINES.findall(chunk):
-            try:
-                items = self._parser.feed(line)
-            except (StreamError, LimitExceeded) as exc:
+        items: list[SseComment | SseEvent] = []
+        try:
+            self._parser.feed_into(chunk, items)
+        except (StreamError, LimitExceeded) as exc:   # after the items completed before it
+            if not self._items(items, out):
                 self._fail_into(out, agent_fault(exc))
-                break
-            if self._items(items, out):
-                break
+            return b"".join(out)
+        self._items(items, out)
         return b"".join(out)
 
     def _items(self, items: list[SseComment | SseEvent], out: list[bytes]) -> bool:
@@ -180,7 +179,7 @@ class StreamRelay:
     def _event(self, event: SseEvent, out: list[bytes]) -> None:
         at = f"$[{self.events_in}]"
         self.events_in += 1
-        if not event.data.strip():
+        if not event.data or event.data.isspace():
             self.cx.note("empty_event_ignored", at)
             return
         try:

@@ -3,7 +3,6 @@ v0.3 `final`, REST error bodies, history cuts and the synthesised first Task. It
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from gateway.core.errors import GatewayError, InvalidAgentResponse, StreamError, TranslationError, as_agent_error
@@ -11,10 +10,6 @@ from gateway.core.notes import Cx
 from gateway.core.translate import enums
 from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj
-
-# One piece per line, terminator included (CRLF kept whole), so the parser never completes an item
-# and raises in the same call: what reaches the client then cannot depend on the chunking.
-LINES: Final = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 # enum members as module constants: Enum class attribute lookups are slow on the per-event path
 _JSONRPC = Binding.JSONRPC

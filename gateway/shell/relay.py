@@ -23,6 +23,9 @@ SSE_HEADERS = {
     "X-Accel-Buffering": "no",   # no buffering in front (nginx)
 }
 LOOKAHEAD_SECONDS = 0.25
+# A burst the agent has already sent is relayed in slices of this many bytes, each written as soon as it
+# is translated: the client's first event does not wait for the whole burst (and other streams get turns).
+FEED_BYTES = 16384
 KEEPALIVE = encode(SseComment(" keep-alive"))
 DRAINING = encode(SseComment(" draining"))
 # A blank line ends an event; a line ends with CRLF, LF or CR (a CR followed by LF is one ending).
@@ -158,12 +161,15 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
                 written += await _write(response, relay.close())
                 break
             last_upstream = time.monotonic()
-            out = relay.feed(chunk)
-            if out:
-                written += await _write(response, out)
-                last_write = time.monotonic()
-                if handle is not None:
-                    handle.sync()
+            for start in range(0, len(chunk), FEED_BYTES):
+                out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
+                if out:
+                    written += await _write(response, out)
+                    last_write = time.monotonic()
+                    if handle is not None:
+                        handle.sync()
+                if _ended(relay):
+                    break
     finally:
         if handle is not None:
             handle.close()
@@ -172,6 +178,11 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
         else:  # the client left, the relay ended early, or the upstream broke: drop the connection
             upstream.close()
     return written
+
+
+def _ended(relay: Relay) -> bool:
+    """`relay.done`, read through a call: the loop's test would otherwise keep it narrowed for mypy."""
+    return relay.done
 
 
 async def _write(response: web.StreamResponse, data: bytes) -> int:

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from gateway.core import jsoncodec
+from gateway.core.sse import encode_data
+from gateway.shell.relay import FEED_BYTES
 
 V03_SEND = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": {
     "kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}
@@ -197,6 +199,25 @@ async def test_stream_is_translated_event_by_event(fake_agent_factory, gateway_f
     assert [e["result"]["kind"] for e in events] == ["task", "status-update", "artifact-update", "status-update"]
     assert [e["result"].get("final") for e in events] == [None, False, None, True]
     assert {e["id"] for e in events} == {7}
+
+
+async def test_a_burst_larger_than_a_feed_slice_arrives_whole_and_in_order(fake_agent_factory, gateway_factory) -> None:
+    """The agent writes 600 events in one write (~100 KB): the relay translates and writes it slice by
+    slice (FEED_BYTES), and the client still gets every event once, in order, the last one final."""
+    fake = await fake_agent_factory("1.0")
+    ids = {"taskId": "t1", "contextId": "c1"}
+    items = [{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}]
+    items += [{"artifactUpdate": {**ids, "append": i > 0, "artifact": {"artifactId": "a", "parts": [
+        {"text": f"chunk {i} " + "x" * 100}]}}} for i in range(600)]
+    items.append({"statusUpdate": {**ids, "status": {"state": "TASK_STATE_COMPLETED"}}})
+    burst = b"".join(encode_data(jsoncodec.dumps({"jsonrpc": "2.0", "id": 7, "result": item})) for item in items)
+    assert len(burst) > 4 * FEED_BYTES
+    fake.reply_sse("SendStreamingMessage", [burst])
+    client = await gateway_factory(fake.url)
+    events = await _events(await client.post("/", data=jsoncodec.dumpb(V03_STREAM)))
+    assert len(events) == 602 and events[-1]["result"]["final"] is True
+    texts = [e["result"]["artifact"]["parts"][0]["text"] for e in events[1:-1]]
+    assert texts == [f"chunk {i} " + "x" * 100 for i in range(600)]
 
 
 async def test_stream_rejected_before_first_event_is_a_plain_error(fake_agent_factory, gateway_factory) -> None:

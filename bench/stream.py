@@ -1,0 +1,145 @@
+"""Streaming throughput (field notes W3): one `message/stream` of N events (a Task, `working`, N text
+chunks as artifact updates, `completed`) from a canned v1.0 agent, read directly, through the gateway in
+pass-through and translated for a v0.3 client; arms interleaved. `python -m bench.stream`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from contextlib import ExitStack
+
+import aiohttp
+from aiohttp import web
+
+from bench.hop import BODY_V03, BODY_V10, JSON, V10, _cpu_seconds, _free_port, _process, _ready
+
+CHUNK = "lorem ipsum dolor sit amet " * 3
+
+
+def _frame(obj: object) -> bytes:
+    return b"data: " + json.dumps({"jsonrpc": "2.0", "id": 1, "result": obj}).encode() + b"\n\n"
+
+
+def stream_body(n: int) -> bytes:
+    """The whole canned stream: 3 + n events."""
+    ids = {"taskId": "t-1", "contextId": "c-1"}
+    frames = [_frame({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+              _frame({"statusUpdate": {**ids, "status": {"state": "TASK_STATE_WORKING",
+                                                         "timestamp": "2025-04-02T16:59:25Z"}}})]
+    for i in range(n):
+        frames.append(_frame({"artifactUpdate": {**ids, "append": i > 0, "lastChunk": i == n - 1, "artifact": {
+            "artifactId": "a-1", "parts": [{"text": f"{CHUNK}{i}"}]}}}))
+    frames.append(_frame({"statusUpdate": {**ids, "status": {"state": "TASK_STATE_COMPLETED",
+                                                             "timestamp": "2025-04-02T16:59:26Z"}}}))
+    return b"".join(frames)
+
+
+def stub_app(port: int, n: int) -> web.Application:
+    """A canned v1.0 agent whose every SendStreamingMessage is the same stream, written in 16 KiB pieces."""
+    body = stream_body(n)
+    card = {"name": "stub", "description": "canned streaming v1.0 agent", "version": "1.0",
+            "supportedInterfaces": [{"url": f"http://127.0.0.1:{port}/", "protocolBinding": "JSONRPC",
+                                     "protocolVersion": "1.0"}],
+            "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": []}
+
+    async def rpc(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await resp.prepare(request)
+        for start in range(0, len(body), 16384):
+            await resp.write(body[start:start + 16384])
+        await resp.write_eof()
+        return resp
+
+    async def get_card(request: web.Request) -> web.Response:
+        return web.json_response(card)
+
+    app = web.Application()
+    app.router.add_post("/", rpc)
+    app.router.add_get("/.well-known/agent-card.json", get_card)
+    return app
+
+
+async def _one(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]) -> tuple[
+        float, float, int, bytes]:
+    """(seconds to the first byte, seconds to the end, events, the last event) of one stream."""
+    start = time.perf_counter()
+    first = 0.0
+    events = 0
+    tail = b""
+    async with session.post(url, data=body, headers={**headers, "Accept": "text/event-stream"}) as resp:
+        if resp.status != 200 or resp.content_type != "text/event-stream":
+            raise RuntimeError(f"{url} answered {resp.status} {resp.content_type}")
+        async for chunk in resp.content.iter_any():
+            if not first:
+                first = time.perf_counter() - start
+            tail = (tail + chunk)[-4096:]
+            events += chunk.count(b"\n\n")   # one blank line ends each event (LF framing, both sides)
+    last = tail.rstrip(b"\n").rsplit(b"\n\n", 1)[-1]
+    return first, time.perf_counter() - start, events, last
+
+
+async def measure(n: int, streams: int, rounds: int) -> dict[str, dict[str, float]]:
+    stub_port, gw_port = _free_port(), _free_port()
+    upstream = f"http://127.0.0.1:{stub_port}/"
+    stream_v03 = BODY_V03.replace(b'"message/send"', b'"message/stream"')
+    stream_v10 = BODY_V10.replace(b'"SendMessage"', b'"SendStreamingMessage"')
+    with ExitStack() as stack:
+        stack.enter_context(_process(["-m", "bench.stream", "--serve-stub", str(stub_port), "--events", str(n)]))
+        await _ready(upstream + ".well-known/agent-card.json")
+        gw = stack.enter_context(_process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}", "--upstream",
+                                           upstream], {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{_free_port()}"}))
+        await _ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
+        arms = {
+            "direct (v1.0 client)": (upstream, stream_v10, V10, None),
+            "gateway pass-through": (f"http://127.0.0.1:{gw_port}/", stream_v10, V10, gw.pid),
+            "gateway v1.0 → v0.3 client": (f"http://127.0.0.1:{gw_port}/", stream_v03, JSON, gw.pid),
+        }
+        totals = {name: {"first": 0.0, "total": 0.0, "events": 0.0, "cpu": 0.0} for name in arms}
+        async with aiohttp.ClientSession() as session:
+            for name, (url, body, headers, _) in arms.items():   # check and warm every arm
+                _, _, events, last = await _one(session, url, body, headers)
+                final = json.loads(last.split(b"data: ", 1)[1])["result"]
+                done = final.get("final") is True if "v0.3" in name else "statusUpdate" in final
+                if events != n + 3 or not done:
+                    raise RuntimeError(f"{name}: {events} events, last {final!r}")
+            for _ in range(rounds):
+                for name, (url, body, headers, pid) in arms.items():
+                    before = _cpu_seconds(pid) if pid else 0.0
+                    for _ in range(streams // rounds):
+                        first, total, events, _ = await _one(session, url, body, headers)
+                        row = totals[name]
+                        row["first"] += first
+                        row["total"] += total
+                        row["events"] += events
+                    totals[name]["cpu"] += (_cpu_seconds(pid) - before) if pid else 0.0
+    count = streams // rounds * rounds
+    return {name: {"ttfb_ms": t["first"] / count * 1000, "stream_ms": t["total"] / count * 1000,
+                   "events_per_s": t["events"] / t["total"], "cpu_us_per_event": t["cpu"] / t["events"] * 1e6}
+            for name, t in totals.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=1000, help="artifact chunks per stream (default 1000)")
+    parser.add_argument("--streams", type=int, default=30, help="timed streams per arm (default 30)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
+    parser.add_argument("--serve-stub", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_stub:
+        web.run_app(stub_app(args.serve_stub, args.events), host="127.0.0.1", port=args.serve_stub,
+                    access_log=None, print=None)
+        return
+    figures = asyncio.run(measure(args.events, args.streams, args.rounds))
+    print(f"{args.events + 3} events per stream ({len(stream_body(args.events))} bytes upstream)")
+    print(f"{'arm':28} {'TTFB ms':>8} {'stream ms':>10} {'events/s':>10} {'gateway CPU µs/event':>21}")
+    for name, f in figures.items():
+        cpu = f"{f['cpu_us_per_event']:.1f}" if f["cpu_us_per_event"] else "–"
+        print(f"{name:28} {f['ttfb_ms']:8.2f} {f['stream_ms']:10.2f} {f['events_per_s']:10.0f} {cpu:>21}")
+
+
+if __name__ == "__main__":
+    main()

@@ -199,7 +199,7 @@ def main() -> None:
     print(f"{'arm':26} {'p50 ms':>7} {'mean ms':>8} {'p99 ms':>7} {'added p50':>10} {'hop CPU µs':>11} "
           f"{'× baseline':>11}")
     for name, f in figures.items():
-        ratio = f"{f['cpu_us'] / base['cpu_us']:.2f}" if f["cpu_us"] else "–"
+        ratio = f"{f['cpu_us'] / base['cpu_us']:.2f}" if f["cpu_us"] and base["cpu_us"] else "–"
         cpu = f"{f['cpu_us']:.0f}" if f["cpu_us"] else "–"
         print(f"{name:26} {f['p50_ms']:7.3f} {f['mean_ms']:8.3f} {f['p99_ms']:7.3f} "
               f"{f['p50_ms'] - direct['p50_ms']:+10.3f} {cpu:>11} {ratio:>11}")

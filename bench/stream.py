@@ -1,6 +1,7 @@
 """Streaming throughput (field notes W3): one `message/stream` of N events (a Task, `working`, N text
-chunks as artifact updates, `completed`) from a canned v1.0 agent, read directly, through the gateway in
-pass-through and translated for a v0.3 client; arms interleaved. `python -m bench.stream`."""
+chunks as artifact updates, `completed`) from a canned v1.0 agent, read directly, through two minimal
+aiohttp proxies (the baselines: relaying chunks; parsing and re-encoding each event) and through the
+gateway (pass-through; translated for a v0.3 client); arms interleaved. `python -m bench.stream`."""
 
 from __future__ import annotations
 
@@ -63,6 +64,39 @@ def stub_app(port: int, n: int) -> web.Application:
     return app
 
 
+def proxy_app(upstream: str, rewrite: bool) -> web.Application:
+    """A baseline: the least an aiohttp SSE proxy does — relay the chunks, or (rewrite) split them into
+    events and re-encode each one's JSON with one member renamed, the floor of any per-event rewrite."""
+    async def start(app: web.Application) -> None:
+        app["session"] = aiohttp.ClientSession()
+
+    async def proxy(request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "Accept": "text/event-stream"}
+        async with request.app["session"].post(upstream, data=body, headers=headers) as up:
+            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+            await resp.prepare(request)
+            pending = b""
+            async for chunk in up.content.iter_any():
+                if not rewrite:
+                    await resp.write(chunk)
+                    continue
+                *events, pending = (pending + chunk).split(b"\n\n")
+                out = []
+                for event in events:
+                    value = json.loads(event[6:])
+                    value["result"] = {"kind": "x", **value["result"]}
+                    out.append(b"data: " + json.dumps(value).encode() + b"\n\n")
+                await resp.write(b"".join(out))
+            await resp.write_eof()
+            return resp
+
+    app = web.Application()
+    app.on_startup.append(start)
+    app.router.add_post("/", proxy)
+    return app
+
+
 async def _one(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]) -> tuple[
         float, float, int, bytes]:
     """(seconds to the first byte, seconds to the end, events, the last event) of one stream."""
@@ -92,10 +126,18 @@ async def measure(n: int, streams: int, rounds: int) -> dict[str, dict[str, floa
         await _ready(upstream + ".well-known/agent-card.json")
         gw = stack.enter_context(_process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}", "--upstream",
                                            upstream], {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{_free_port()}"}))
+        relay_port, rewrite_port = _free_port(), _free_port()
+        relay = stack.enter_context(_process(["-m", "bench.stream", "--serve-proxy", str(relay_port), upstream]))
+        rewrite = stack.enter_context(_process(["-m", "bench.stream", "--serve-proxy", str(rewrite_port),
+                                                upstream, "--rewrite"]))
         await _ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
+        for port in (relay_port, rewrite_port):
+            await _ready(f"http://127.0.0.1:{port}/")
         arms = {
             "direct (v1.0 client)": (upstream, stream_v10, V10, None),
+            "aiohttp chunk relay": (f"http://127.0.0.1:{relay_port}/", stream_v10, V10, relay.pid),
             "gateway pass-through": (f"http://127.0.0.1:{gw_port}/", stream_v10, V10, gw.pid),
+            "aiohttp event rewrite": (f"http://127.0.0.1:{rewrite_port}/", stream_v10, V10, rewrite.pid),
             "gateway v1.0 → v0.3 client": (f"http://127.0.0.1:{gw_port}/", stream_v03, JSON, gw.pid),
         }
         totals = {name: {"first": 0.0, "total": 0.0, "events": 0.0, "cpu": 0.0} for name in arms}
@@ -104,6 +146,7 @@ async def measure(n: int, streams: int, rounds: int) -> dict[str, dict[str, floa
                 _, _, events, last = await _one(session, url, body, headers)
                 final = json.loads(last.split(b"data: ", 1)[1])["result"]
                 done = final.get("final") is True if "v0.3" in name else "statusUpdate" in final
+                done = done or (name == "aiohttp event rewrite" and final.get("kind") == "x")
                 if events != n + 3 or not done:
                     raise RuntimeError(f"{name}: {events} events, last {final!r}")
             for _ in range(rounds):
@@ -128,17 +171,29 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=30, help="timed streams per arm (default 30)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--serve-stub", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-proxy", nargs=2, metavar=("PORT", "UPSTREAM"), help=argparse.SUPPRESS)
+    parser.add_argument("--rewrite", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_stub:
         web.run_app(stub_app(args.serve_stub, args.events), host="127.0.0.1", port=args.serve_stub,
                     access_log=None, print=None)
         return
+    if args.serve_proxy:
+        port, upstream = args.serve_proxy
+        web.run_app(proxy_app(upstream, args.rewrite), host="127.0.0.1", port=int(port), access_log=None,
+                    print=None)
+        return
     figures = asyncio.run(measure(args.events, args.streams, args.rounds))
     print(f"{args.events + 3} events per stream ({len(stream_body(args.events))} bytes upstream)")
-    print(f"{'arm':28} {'TTFB ms':>8} {'stream ms':>10} {'events/s':>10} {'gateway CPU µs/event':>21}")
+    print(f"{'arm':28} {'TTFB ms':>8} {'stream ms':>10} {'events/s':>10} {'hop CPU µs/event':>17} "
+          f"{'× its baseline':>15}")
+    baselines = {"gateway pass-through": "aiohttp chunk relay", "gateway v1.0 → v0.3 client": "aiohttp event rewrite"}
     for name, f in figures.items():
         cpu = f"{f['cpu_us_per_event']:.1f}" if f["cpu_us_per_event"] else "–"
-        print(f"{name:28} {f['ttfb_ms']:8.2f} {f['stream_ms']:10.2f} {f['events_per_s']:10.0f} {cpu:>21}")
+        base = baselines.get(name)
+        base_cpu = figures[base]["cpu_us_per_event"] if base else 0.0   # 0: below the clock tick (tiny runs)
+        ratio = f"{f['cpu_us_per_event'] / base_cpu:.2f}" if base_cpu else ("–" if base else "")
+        print(f"{name:28} {f['ttfb_ms']:8.2f} {f['stream_ms']:10.2f} {f['events_per_s']:10.0f} {cpu:>17} {ratio:>15}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Owns the smoke check of the streaming bench: `python -m bench.stream` with short streams runs its three
+"""Owns the smoke check of the streaming bench: `python -m bench.stream` with short streams runs its five
 arms (each stream first checked: every event arrives, the last one ends the stream) and prints them."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ def test_stream_bench_runs_all_arms() -> None:
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("53 events per stream") and lines[1].startswith("arm") and len(lines) == 5
+    assert lines[0].startswith("53 events per stream") and lines[1].startswith("arm") and len(lines) == 7
     assert [line.split("  ")[0] for line in lines[2:]] == [
-        "direct (v1.0 client)", "gateway pass-through", "gateway v1.0 → v0.3 client"]
+        "direct (v1.0 client)", "aiohttp chunk relay", "gateway pass-through", "aiohttp event rewrite",
+        "gateway v1.0 → v0.3 client"]

@@ -71,6 +71,10 @@ class PassThrough:
             return b""
         buf = self._tail + chunk
         skip = len(self._tail)
+        if not self.stopping and not self._cr_end and b"\r" not in buf:  # LF only, the usual case: count in C
+            self.events_out += buf.count(b"\n\n") - buf.count(b"\n\n", 0, skip)
+            self._tail = buf[-4:]
+            return chunk
         # "…\r\n\r" then "\n…": the LF completes the CRLF of an event already counted
         same = skip + 1 if self._cr_end and chunk[:1] == b"\n" else -1
         self._cr_end = False

@@ -101,18 +101,6 @@ def test_log_notes(capsys: pytest.CaptureFixture[str]) -> None:
     assert obs.NOTE_COUNTER.snapshot() == {"defaulted": 1}
 
 
-def test_note_counter() -> None:
-    counter = obs.NoteCounter()
-    counter.add([Note("a", "$"), Note("b", "$"), Note("a", "$.x")])
-    counter.add([])
-    assert counter.snapshot() == {"a": 2, "b": 1}
-    snap = counter.snapshot()
-    snap["a"] = 99
-    assert counter.snapshot()["a"] == 2  # a copy
-    counter.reset()
-    assert counter.snapshot() == {}
-
-
 def test_level_filtering(capsys: pytest.CaptureFixture[str]) -> None:
     obs.configure(LogSettings(format="json", level="warning"))
     log = obs.get_logger("t")

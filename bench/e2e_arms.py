@@ -1,0 +1,66 @@
+"""The end-to-end bench's arms and what they hold: the four arm specs and the ratios between them, one
+arm's processes and its timed turns (latencies, CPU), and the errors that stop a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tests.peers.gateway import Gateway
+from tests.peers.harness import Agent
+
+
+class BenchError(RuntimeError):
+    """The run cannot produce figures: a peer did not start, a reply was an error, the time ran out."""
+
+
+class TimeUp(BenchError):
+    """--time-limit reached; rounds completed before it still count."""
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    name: str
+    label: str
+    client: str  # "v03" | "v10": which JSON-RPC body and headers the client sends
+    via_gateway: bool
+    compat: bool  # the agent runs the SDK's in-process v0.3 compat layer
+
+
+ARMS = (
+    ArmSpec("A1", "v0.3 client -> gateway -> SDK 1.3 agent", "v03", True, False),
+    ArmSpec("A2", "v0.3 client -> SDK 1.3 agent, v0.3 compat on", "v03", False, True),
+    ArmSpec("B1", "v1.0 client -> gateway -> SDK 1.3 agent", "v10", True, False),
+    ArmSpec("B2", "v1.0 client -> SDK 1.3 agent", "v10", False, False),
+)
+RATIOS = (("A1", "A2"), ("B1", "B2"))
+
+
+@dataclass
+class Turn:
+    """One arm's timed block: latencies plus the CPU and machine counters around it."""
+
+    latencies_ns: list[int]
+    wall_s: float
+    cpu_s: dict[str, float]  # client / agent / gateway
+    machine_busy: int  # jiffies, all CPUs
+    machine_total: int
+
+
+@dataclass
+class ArmRun:
+    """One arm's processes and its completed rounds (each a list of turns)."""
+
+    spec: ArmSpec
+    agent: Agent
+    gateway: Gateway | None
+    url: str
+    rounds: list[list[Turn]] = field(default_factory=list)
+
+    def pids(self) -> dict[str, int]:
+        pids = {"agent": self.agent.process.pid}
+        if self.gateway is not None:
+            pids["gateway"] = self.gateway.process.pid
+        return pids
+
+    def turns(self) -> list[Turn]:
+        return [turn for turns in self.rounds for turn in turns]

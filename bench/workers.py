@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import socket
@@ -21,6 +22,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
 BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
@@ -88,8 +90,8 @@ class _Conn(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  # uvloop's transports are not asyncio's classes
-        transport.write(REQUEST_HEAD + BODY)
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's transports are not asyncio's classes
+        self.transport.write(REQUEST_HEAD + BODY)
 
     def data_received(self, data: bytes) -> None:
         assert self.transport is not None
@@ -125,7 +127,7 @@ async def _load(port: int, connections: int, seconds: float, limit: int) -> tupl
     transports = []
     for event in events:
         transport, _ = await loop.create_connection(
-            lambda e=event: _Conn(e, counts, started + seconds, limit), "127.0.0.1", port)
+            functools.partial(_Conn, event, counts, started + seconds, limit), "127.0.0.1", port)
         transports.append(transport)
     await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), seconds + 30)
     elapsed = time.monotonic() - started

@@ -25,12 +25,23 @@ class _Unsafe(Exception):
     """The log holds something the fold cannot reproduce exactly."""
 
 
-def for_snapshot(ops: list[JsonObj], mode: str, above_bytes: int) -> list[JsonObj]:
+# One SSE event stays below this: @ag-ui/client rejects events over 10 MiB, and with them the whole run.
+MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024
+
+
+def for_snapshot(ops: list[JsonObj], mode: str, above_bytes: int,
+                 limit: int = MAX_SNAPSHOT_BYTES) -> list[JsonObj] | None:
     """The operations a surface snapshot carries: compact in `compact` mode or when the log's JSON is
-    larger than `above_bytes`, else the log."""
-    if mode == "compact" or len(jsoncodec.dumpb(ops)) > above_bytes:
-        return fold(ops)
-    return ops
+    larger than `above_bytes`, else the log; None when even that is larger than `limit`."""
+    if mode != "compact":
+        size = len(jsoncodec.dumpb(ops))
+        if size <= above_bytes:
+            return ops if size <= limit else _within(fold(ops), limit)
+    return _within(fold(ops), limit)
+
+
+def _within(ops: list[JsonObj], limit: int) -> list[JsonObj] | None:
+    return ops if len(jsoncodec.dumpb(ops)) <= limit else None
 
 
 def fold(ops: list[JsonObj]) -> list[JsonObj]:

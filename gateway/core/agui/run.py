@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from gateway.core.agui import a2ui, mirror
 from gateway.core.agui import events as ev
-from gateway.core.agui.compact import for_snapshot
+from gateway.core.agui.compact import MAX_SNAPSHOT_BYTES, for_snapshot
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.request import Agent, Call, Options, plan_call
 from gateway.core.agui.session import ThreadSession, remember
@@ -207,10 +207,15 @@ class AguiRun:
         return out + extra
 
     def _snapshot(self, surface_id: str, ops: list[JsonObj]) -> JsonObj:
-        """One surface's log as an activity snapshot, compacted (`snapshot_mode`, `compact_above_bytes`)."""
-        ops = for_snapshot(ops, self.options.snapshot_mode, self.options.compact_above_bytes)
+        """One surface's log as an activity snapshot, compacted (`snapshot_mode`, `compact_above_bytes`);
+        a surface too large for one event even compacted becomes an `a2ui.warning` (the log is kept)."""
+        sent = for_snapshot(ops, self.options.snapshot_mode, self.options.compact_above_bytes)
+        if sent is None:
+            message = f"surface {surface_id!r} is too large for one event, even compacted ({MAX_SNAPSHOT_BYTES} bytes)"
+            return ev.custom("a2ui.warning", {"code": "a2ui.snapshot_too_large", "message": message,
+                                              "surfaceId": surface_id})
         return ev.activity_snapshot(a2ui.SURFACE_ID_PREFIX + surface_id, a2ui.ACTIVITY_TYPE,
-                                    {a2ui.OPERATIONS_KEY: ops})
+                                    {a2ui.OPERATIONS_KEY: sent})
 
     def _message_source(self, message: JsonObj) -> str:
         mid = message.get("messageId")

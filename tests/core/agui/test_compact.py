@@ -242,6 +242,27 @@ def test_for_snapshot_compacts_in_compact_mode_or_strictly_above_the_threshold()
     assert for_snapshot(log, "compact", 10**9) == fold(log)
 
 
+def test_for_snapshot_gives_up_on_a_surface_too_large_even_compacted() -> None:
+    log = [create("s1", "v0.9"), comps("s1", text("root", "a")), comps("s1", text("root", "b"))]
+    folded = len(jsoncodec.dumpb(fold(log)))
+    assert for_snapshot(log, "log", 10**9, limit=folded - 1) is None   # the log itself is over the limit
+    assert for_snapshot(log, "log", 0, limit=folded) == fold(log)
+    assert for_snapshot(log, "compact", 10**9, limit=folded - 1) is None
+
+
+def test_a_surface_too_large_for_one_event_becomes_a_warning_and_the_run_goes_on() -> None:  # case 54
+    d = Driver(body(user("show")), options=Options())
+    huge = "x" * (9 * 1024 * 1024)
+    d.feed(status("working", ui(create("s1", "v0.9"), data("s1", "/blob", huge), as_list=True), mid="m1"),
+           status("completed", ui(create("s2", "v0.9"), as_list=True), mid="m2"))
+    validate(d.events, protocol10=True)
+    assert [e["value"]["code"] for e in d.events if e["type"] == "CUSTOM" and e["name"] == "a2ui.warning"] == [
+        "a2ui.snapshot_too_large"]
+    assert [sid for sid, _ in snapshots(d.events)] == ["a2ui-surface-s2"]
+    assert max(len(jsoncodec.dumpb(e)) for e in d.events) < 1024 * 1024
+    assert d.events[-1]["type"] == "RUN_FINISHED" and len(d.session.surfaces.live["s1"].ops) == 2
+
+
 def _surface_run(options: Options) -> Driver:
     d = Driver(body(user("show")), options=options)
     d.feed(

@@ -76,6 +76,17 @@ def proxy_app(upstream: str) -> web.Application:
 
 # ---- the run ----------------------------------------------------------------------------------------
 
+def serve(app: web.Application, port: int) -> None:
+    """Run a helper server on the event loop the gateway itself picks by default (uvloop when installed),
+    so that the baselines and the gateway differ in what they do, not in their loop."""
+    try:
+        import uvloop
+    except ImportError:
+        web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
+        return
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, loop=uvloop.new_event_loop())
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -187,11 +198,11 @@ def main() -> None:
     parser.add_argument("--serve-proxy", nargs=2, metavar=("PORT", "UPSTREAM"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_stub:
-        web.run_app(stub_app(args.serve_stub), host="127.0.0.1", port=args.serve_stub, access_log=None, print=None)
+        serve(stub_app(args.serve_stub), args.serve_stub)
         return
     if args.serve_proxy:
         port, upstream = args.serve_proxy
-        web.run_app(proxy_app(upstream), host="127.0.0.1", port=int(port), access_log=None, print=None)
+        serve(proxy_app(upstream), int(port))
         return
     figures = asyncio.run(measure(args.requests, args.rounds))
     base = figures["aiohttp proxy (baseline)"]

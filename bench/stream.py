@@ -14,7 +14,7 @@ from contextlib import ExitStack
 import aiohttp
 from aiohttp import web
 
-from bench.hop import BODY_V03, BODY_V10, JSON, V10, _cpu_seconds, _free_port, _process, _ready
+from bench.hop import BODY_V03, BODY_V10, JSON, V10, _cpu_seconds, _free_port, _process, _ready, serve
 
 CHUNK = "lorem ipsum dolor sit amet " * 3
 
@@ -175,13 +175,11 @@ def main() -> None:
     parser.add_argument("--rewrite", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_stub:
-        web.run_app(stub_app(args.serve_stub, args.events), host="127.0.0.1", port=args.serve_stub,
-                    access_log=None, print=None)
+        serve(stub_app(args.serve_stub, args.events), args.serve_stub)
         return
     if args.serve_proxy:
         port, upstream = args.serve_proxy
-        web.run_app(proxy_app(upstream, args.rewrite), host="127.0.0.1", port=int(port), access_log=None,
-                    print=None)
+        serve(proxy_app(upstream, args.rewrite), int(port))
         return
     figures = asyncio.run(measure(args.events, args.streams, args.rounds))
     print(f"{args.events + 3} events per stream ({len(stream_body(args.events))} bytes upstream)")

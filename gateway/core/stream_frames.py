@@ -47,7 +47,7 @@ class ClientFrames:
     def item(self, item: JsonObj) -> bytes:
         """One translated item, in a JSON-RPC result envelope when the client speaks JSON-RPC."""
         body = result_envelope(self.rpc_id, item) if self.binding is _JSONRPC else item
-        return encode_data(jsoncodec.dumps(body))
+        return b"data: " + jsoncodec.dumpb(body) + b"\n\n"   # JSON text holds no raw line break: one line
 
     def upstream_error(self, hub: JsonObj, at: str) -> bytes:
         """An upstream A2A error (hub: a v1.0 JSON-RPC error object) in the client's shape, code kept."""

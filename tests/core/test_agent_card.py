@@ -19,6 +19,7 @@ from gateway.core.notes import Cx
 from gateway.core.translate.agent_card import TRANSLATORS
 from gateway.core.types import Dialect, JsonObj
 from tests import oracle
+from tests.profiles import examples
 
 V03RPC, V03REST, V10 = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
 GOLDEN = Path(__file__).parent.parent / "golden" / "agent_card"
@@ -468,7 +469,7 @@ V03_CARD = st.fixed_dictionaries(
         "supportsAuthenticatedExtendedCard": st.booleans(),
     })
 
-PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

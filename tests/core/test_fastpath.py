@@ -20,6 +20,7 @@ from gateway.core.translate.registry import families, translate
 from gateway.core.translate.shape import arr
 from gateway.core.types import Dialect
 from tests import strategies
+from tests.profiles import examples
 
 R, V = Dialect.V03RPC, Dialect.V10
 Fn = Callable[[Any, Cx, str], Any]
@@ -149,7 +150,7 @@ CASES: dict[str, tuple[Fn, Fn, Any, Callable[[Any], Any] | None, str]] = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=300)
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=examples(300))
 @given(data=st.data())
 def test_fast_path_equals_full_path(case: str, data: st.DataObject) -> None:
     fast, full, strategy, make, at = CASES[case]

@@ -24,6 +24,7 @@ from gateway.core.translate.security_requirements import (
 )
 from gateway.core.translate.security_split import schemes_to_v03, split_schemes
 from gateway.core.types import Dialect, JsonObj
+from tests.profiles import examples
 
 V03RPC, V03REST, V10 = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
 
@@ -234,7 +235,7 @@ REQS = st.lists(st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.lists(
                 max_size=4)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(reqs=REQS)
 def test_collapse_inverts_expansion(reqs: list[JsonObj]) -> None:
     expanded = [alt for req in reqs for alt in expand(req, ALTERNATIVES)]
@@ -375,7 +376,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size
                         inner, max_size=4), max_leaves=10)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(value=JSON, v10=st.booleans(), proto=st.booleans())
 def test_any_scheme_json_reads_or_raises_translation_error(value: Any, v10: bool, proto: bool) -> None:
     try:

@@ -18,6 +18,7 @@ from gateway.core.sse import (
     encode_data,
 )
 from tests.chunks import Split, bytewise, chunkings, whole
+from tests.profiles import examples
 
 BOM = b"\xef\xbb\xbf"
 
@@ -133,7 +134,7 @@ def test_sample(name: str, split: Split) -> None:
     assert parse(split(data)) == expected
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.data())
 def test_sample_any_chunking(data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(sorted(SAMPLES)))
@@ -367,14 +368,14 @@ events = st.builds(
 comments = st.builds(SseComment, _line)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.lists(events | comments, max_size=8), st.booleans(), st.data())
 def test_round_trip_any_chunking(items: list[SseItem], bom: bool, data: st.DataObject) -> None:
     wire = (BOM if bom else b"") + b"".join(encode(item) for item in items)
     assert parse(data.draw(chunkings(wire))) == items
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.lists(events | comments, max_size=8), st.data())
 def test_foreign_line_ends_parse_the_same(items: list[SseItem], data: st.DataObject) -> None:
     wire = b"".join(encode(item) for item in items)
@@ -390,7 +391,7 @@ _sse_bytes = st.lists(
 ).map(b"".join)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(_sse_bytes, st.integers(1, 64), st.data())
 def test_fuzz_parses_or_raises_our_error_independent_of_chunking(
     raw: bytes, limit: int, data: st.DataObject

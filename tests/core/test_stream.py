@@ -37,6 +37,7 @@ from gateway.core.stream import ERROR_EVENT, StreamRelay
 from gateway.core.types import Binding, Dialect
 from tests import oracle
 from tests.chunks import bytewise, chunkings, whole
+from tests.profiles import examples
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "sse"
 
@@ -175,7 +176,7 @@ def test_transcript_bytewise(case: SseCase) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_output_does_not_depend_on_chunking(case: SseCase, data: st.DataObject) -> None:
     chunks = data.draw(chunkings(case.upstream_bytes))
@@ -444,7 +445,7 @@ def check_invariants(out: bytes, client: tuple[Dialect, Binding]) -> None:
     assert finals in ([], [len(seen) - 1]), "at most one final, and nothing after it"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     blocks=st.lists(st.sampled_from(BLOCKS), max_size=12),
     client=st.sampled_from(CLIENTS),
@@ -459,7 +460,7 @@ def test_fuzz_any_upstream_keeps_the_invariants(blocks: list[bytes], client: tup
     assert run(fuzz_relay(client, lookahead), data.draw(chunkings(stream))) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     blocks=st.lists(st.sampled_from(BLOCKS), max_size=12),
     client=st.sampled_from(CLIENTS),
@@ -482,7 +483,7 @@ def test_fuzz_release_and_fail_keep_the_invariants(blocks: list[bytes], client: 
     check_invariants(out, client)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(stream=st.binary(max_size=300), client=st.sampled_from(CLIENTS), data=st.data())
 def test_fuzz_arbitrary_bytes_never_raise(stream: bytes, client: tuple[Dialect, Binding],
                                           data: st.DataObject) -> None:

@@ -17,6 +17,7 @@ from gateway.core.notes import Cx
 from gateway.core.translate.registry import families, translate
 from gateway.core.types import Dialect
 from tests import oracle, strategies
+from tests.profiles import examples
 
 V03 = [Dialect.V03RPC, Dialect.V03REST]
 FAMILIES = sorted(strategies.V10)
@@ -29,7 +30,7 @@ def _t(family: str, value: Any, src: Dialect, dst: Dialect) -> tuple[Any, Cx]:
 
 @pytest.mark.parametrize("dialect", V03, ids=str)
 @pytest.mark.parametrize("family", FAMILIES)
-@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=60)
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=examples(60))
 @given(data=st.data())
 def test_round_trip_and_fixed_point(family: str, dialect: Dialect, data: st.DataObject) -> None:
     x = data.draw(strategies.V10[family])
@@ -53,7 +54,7 @@ ALL_PAIRS = [(family, src, dst) for family, pairs in sorted(families().items())
 
 
 @pytest.mark.parametrize(("family", "src", "dst"), ALL_PAIRS, ids=lambda v: str(getattr(v, "value", v)))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(value=strategies.json_values)
 def test_arbitrary_json_yields_a_result_or_our_error(family: str, src: Dialect, dst: Dialect, value: Any) -> None:
     before = copy.deepcopy(value)

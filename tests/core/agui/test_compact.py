@@ -17,6 +17,7 @@ from gateway.core.agui.request import Options
 from gateway.core.agui.session import ThreadSession
 from tests.core.agui.conformance import snapshots, validate
 from tests.core.agui.helpers import Driver, body, create, delete, status, ui, user
+from tests.profiles import examples
 
 Msg = dict[str, Any]
 
@@ -435,7 +436,7 @@ def surface_logs(draw: st.DrawFn, *, objects_only: bool = False) -> list[Msg]:
     return log
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(log=surface_logs())
 def test_a_log_and_its_compact_form_render_the_same(log: list[Msg]) -> None:
     before = copy.deepcopy(log)
@@ -447,7 +448,7 @@ def test_a_log_and_its_compact_form_render_the_same(log: list[Msg]) -> None:
         assert render(log) != "broken"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(log=surface_logs(objects_only=True))
 def test_object_only_logs_always_fold(log: list[Msg]) -> None:
     out = fold(log)

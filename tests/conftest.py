@@ -1,0 +1,14 @@
+"""Suite-wide test settings: the `deep` hypothesis profile (longer property runs, on demand with
+`HYPOTHESIS_PROFILE=deep make test`), loaded when the environment asks for it."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+from tests.profiles import DEEP_FACTOR
+
+settings.register_profile("deep", max_examples=100 * DEEP_FACTOR, deadline=None)
+if os.environ.get("HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])

@@ -43,9 +43,6 @@ DEFAULT_SHUTDOWN_GRACE = 30.0
 # Oldest Kubernetes the chart supports (native sidecars on by default) and the newest schemas shipped.
 KUBE_VERSIONS = ("1.29", kubernetes_validate.latest_version())
 
-# Variables for the admin listener, which is being added to gateway/config.py: accepted in the
-# manifests while the schema lacks them, checked like every other variable once it has them.
-PENDING_ENV = frozenset({"A2A_GATEWAY_ADMIN_LISTEN"}) - set(ENV_NAMES)
 
 NETWORK_ERRORS = re.compile(
     r"NewConnectionError|Max retries exceeded|Temporary failure in name resolution|Name or service not "
@@ -114,12 +111,12 @@ def _gateway_toml(docs: list[Doc], pod: Doc) -> str:
 
 def _check_config(toml_text: str, env: Mapping[str, str], tmp_path: Path) -> None:
     """The ConfigMap's file, with the container's known A2A_GATEWAY_* variables, passes load()."""
-    unknown = {k for k in env if k.startswith("A2A_GATEWAY_") and k not in ENV_NAMES} - PENDING_ENV
+    unknown = {k for k in env if k.startswith("A2A_GATEWAY_") and k not in ENV_NAMES}
     assert not unknown, f"unknown configuration variables in the manifest: {sorted(unknown)}"
     path = tmp_path / "gateway.toml"
     path.write_text(toml_text)
     try:
-        load(path, {k: v for k, v in env.items() if k not in PENDING_ENV})
+        load(path, env)
     except ConfigError as exc:
         pytest.fail(f"the ConfigMap's gateway.toml does not load:\n{exc}")
 
@@ -506,7 +503,7 @@ def test_image_install_steps(image_venv: Path, tmp_path: Path, rendered: dict[st
     for op, args in _instructions():
         if op == "ENV":
             image_env |= {k: v for k, v in (p.split("=", 1) for p in shlex.split(args))
-                          if k.startswith("A2A_GATEWAY_") and k not in PENDING_ENV}
+                          if k.startswith("A2A_GATEWAY_")}
     shipped = ROOT / "config" / "gateway.toml"
     proc = _run([str(image_venv / "a2a-gateway"), "check-config", str(shipped)], tmp_path, image_env)
     assert proc.returncode == 0, proc.stderr

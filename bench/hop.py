@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -20,6 +20,7 @@ import aiohttp
 from aiohttp import web
 
 ROOT = Path(__file__).resolve().parent.parent
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 TEXT = "echo bench"
 TASK = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"task": {
     "id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2025-04-02T16:59:25Z"},
@@ -37,17 +38,13 @@ V10 = {**JSON, "A2A-Version": "1.0"}
 
 # ---- the two helper servers (each its own process, so CPU is attributed) ------------------------------
 
-def stub_app(port: int) -> web.Application:
-    """A canned v1.0 agent: every SendMessage completes at once with the same small Task."""
-    card = {"name": "stub", "description": "canned v1.0 agent", "version": "1.0",
+def agent_app(port: int, description: str, rpc: Handler) -> web.Application:
+    """A canned v1.0 agent on `port`: its card, and `rpc` answering every JSON-RPC call."""
+    card = {"name": "stub", "description": description, "version": "1.0",
             "supportedInterfaces": [{"url": f"http://127.0.0.1:{port}/", "protocolBinding": "JSONRPC",
                                      "protocolVersion": "1.0"}],
             "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
             "defaultOutputModes": ["text/plain"], "skills": []}
-
-    async def rpc(request: web.Request) -> web.Response:
-        await request.read()
-        return web.Response(body=TASK, content_type="application/json")
 
     async def get_card(request: web.Request) -> web.Response:
         return web.json_response(card)
@@ -56,6 +53,15 @@ def stub_app(port: int) -> web.Application:
     app.router.add_post("/", rpc)
     app.router.add_get("/.well-known/agent-card.json", get_card)
     return app
+
+
+def stub_app(port: int) -> web.Application:
+    """Every SendMessage completes at once with the same small Task."""
+    async def rpc(request: web.Request) -> web.Response:
+        await request.read()
+        return web.Response(body=TASK, content_type="application/json")
+
+    return agent_app(port, "canned v1.0 agent", rpc)
 
 
 def proxy_app(upstream: str) -> web.Application:

@@ -14,7 +14,7 @@ from contextlib import ExitStack
 import aiohttp
 from aiohttp import web
 
-from bench.hop import BODY_V03, BODY_V10, JSON, V10, _cpu_seconds, _free_port, _process, _ready, serve
+from bench.hop import BODY_V03, BODY_V10, JSON, V10, _cpu_seconds, _free_port, _process, _ready, agent_app, serve
 
 CHUNK = "lorem ipsum dolor sit amet " * 3
 
@@ -38,13 +38,8 @@ def stream_body(n: int) -> bytes:
 
 
 def stub_app(port: int, n: int) -> web.Application:
-    """A canned v1.0 agent whose every SendStreamingMessage is the same stream, written in 16 KiB pieces."""
+    """Every SendStreamingMessage is the same stream, written in 16 KiB pieces."""
     body = stream_body(n)
-    card = {"name": "stub", "description": "canned streaming v1.0 agent", "version": "1.0",
-            "supportedInterfaces": [{"url": f"http://127.0.0.1:{port}/", "protocolBinding": "JSONRPC",
-                                     "protocolVersion": "1.0"}],
-            "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
-            "defaultOutputModes": ["text/plain"], "skills": []}
 
     async def rpc(request: web.Request) -> web.StreamResponse:
         await request.read()
@@ -55,13 +50,7 @@ def stub_app(port: int, n: int) -> web.Application:
         await resp.write_eof()
         return resp
 
-    async def get_card(request: web.Request) -> web.Response:
-        return web.json_response(card)
-
-    app = web.Application()
-    app.router.add_post("/", rpc)
-    app.router.add_get("/.well-known/agent-card.json", get_card)
-    return app
+    return agent_app(port, "canned streaming v1.0 agent", rpc)
 
 
 def proxy_app(upstream: str, rewrite: bool) -> web.Application:

@@ -125,13 +125,13 @@ class StreamRelay:
             return b""
         out: list[bytes] = []
         items: list[SseComment | SseEvent] = []
+        error: StreamError | LimitExceeded | None = None
         try:
             self._parser.feed_into(chunk, items)
-        except (StreamError, LimitExceeded) as exc:   # after the items completed before it
-            if not self._items(items, out):
-                self._fail_into(out, agent_fault(exc))
-            return b"".join(out)
-        self._items(items, out)
+        except (StreamError, LimitExceeded) as exc:   # it ends the stream after the items completed before it
+            error = exc
+        if not self._items(items, out) and error is not None:
+            self._fail_into(out, agent_fault(error))
         return b"".join(out)
 
     def _items(self, items: list[SseComment | SseEvent], out: list[bytes]) -> bool:

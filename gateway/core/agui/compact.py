@@ -33,15 +33,10 @@ def for_snapshot(ops: list[JsonObj], mode: str, above_bytes: int,
                  limit: int = MAX_SNAPSHOT_BYTES) -> list[JsonObj] | None:
     """The operations a surface snapshot carries: compact in `compact` mode or when the log's JSON is
     larger than `above_bytes`, else the log; None when even that is larger than `limit`."""
-    if mode != "compact":
-        size = len(jsoncodec.dumpb(ops))
-        if size <= above_bytes:
-            return ops if size <= limit else _within(fold(ops), limit)
-    return _within(fold(ops), limit)
-
-
-def _within(ops: list[JsonObj], limit: int) -> list[JsonObj] | None:
-    return ops if len(jsoncodec.dumpb(ops)) <= limit else None
+    if mode != "compact" and len(jsoncodec.dumpb(ops)) <= min(above_bytes, limit):
+        return ops
+    folded = fold(ops)
+    return folded if len(jsoncodec.dumpb(folded)) <= limit else None
 
 
 def fold(ops: list[JsonObj]) -> list[JsonObj]:

@@ -11,6 +11,7 @@ from gateway.core.agui import a2ui, mirror
 from gateway.core.agui import events as ev
 from gateway.core.agui.compact import MAX_SNAPSHOT_BYTES, for_snapshot
 from gateway.core.agui.inputs import RunInput
+from gateway.core.agui.parts import custom_part, joined_text
 from gateway.core.agui.request import Agent, Call, Options, plan_call
 from gateway.core.agui.session import ThreadSession, remember
 from gateway.core.agui.text import Mode, Texts
@@ -163,7 +164,7 @@ class AguiRun:
         self._status_text = ""
         if type(message) is not dict or message.get("role") == "ROLE_USER":
             return out
-        self._status_text = _joined_text(message.get("parts"))
+        self._status_text = joined_text(message.get("parts"))
         if state in _ERROR_STATES:   # its text becomes the RUN_ERROR message, not a chat message
             return out + self._parts(message.get("parts"), "", "cumulative", message, text=False)
         return out + self._parts(message.get("parts"), self._message_source(message), "cumulative", message)
@@ -194,7 +195,7 @@ class AguiRun:
                 found += messages
                 mime = mime or a2ui.part_mime(part)
             else:
-                extra.append(_custom_part(part, owner))
+                extra.append(custom_part(part, owner))
         joined = "\n".join(t for t in texts if t)
         if source:
             remember(self.session, source)
@@ -280,21 +281,3 @@ class AguiRun:
         self.done = True
         return [*out, ev.run_error(message, code)]
 
-
-def _joined_text(parts: Any) -> str:
-    if type(parts) is not list:
-        return ""
-    return "\n".join(p["text"] for p in parts if type(p) is dict and type(p.get("text")) is str and p["text"])
-
-
-def _custom_part(part: JsonObj, owner: JsonObj) -> JsonObj:
-    ref = {k: owner[k] for k in ("messageId", "artifactId") if type(owner.get(k)) is str}
-    if "data" in part:
-        value: JsonObj = {"data": part["data"], **ref}
-        if a2ui.part_mime(part):
-            value["mediaType"] = a2ui.part_mime(part)
-        return ev.custom("a2a.data", value)
-    value = {k: part[k] for k in ("url", "mediaType", "filename") if k in part}
-    if "raw" in part:
-        value["size"] = len(part["raw"]) * 3 // 4 if type(part["raw"]) is str else 0   # bytes omitted
-    return ev.custom("a2a.file", {**value, **ref})

@@ -18,6 +18,7 @@ from gateway.core.translate.requests_common import (
     history_to_v10,
     k,
     metadata_dropped,
+    push_ids_from_v10,
     required_id,
     tenant_in,
     tenant_out,
@@ -105,10 +106,7 @@ def _get_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 
 
 def _get_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    params = obj(params, at)
-    drop_unknown(params, k("taskId", "id", "tenant"), cx, at)
-    tenant_out(params, cx, at)
-    task_id, config_id = required_id(params, "taskId", at), required_id(params, "id", at)
+    task_id, config_id = push_ids_from_v10(params, cx, at)
     return {"id": task_id, "pushNotificationConfigId": config_id}
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
+from gateway.core.translate.shape import drop_unknown, obj
 from gateway.core.types import JsonObj
 
 
@@ -31,6 +32,14 @@ def tenant_in(out: JsonObj, cx: Cx) -> JsonObj:
     if cx.tenant:
         out["tenant"] = cx.tenant
     return out
+
+
+def push_ids_from_v10(params: Any, cx: Cx, at: str) -> tuple[str, str]:
+    """(taskId, id) of a v1.0 request that names one push config (get, delete), in every v0.3 dialect."""
+    params = obj(params, at)
+    drop_unknown(params, k("taskId", "id", "tenant"), cx, at)
+    tenant_out(params, cx, at)
+    return required_id(params, "taskId", at), required_id(params, "id", at)
 
 
 def tenant_out(src: JsonObj, cx: Cx, at: str) -> None:

@@ -10,7 +10,14 @@ from typing import Any
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.translate import push_config
-from gateway.core.translate.requests_common import history_from_v10, k, required_id, tenant_in, tenant_out
+from gateway.core.translate.requests_common import (
+    history_from_v10,
+    k,
+    push_ids_from_v10,
+    required_id,
+    tenant_in,
+    tenant_out,
+)
 from gateway.core.translate.shape import drop_unknown, obj
 from gateway.core.types import JsonObj
 
@@ -81,10 +88,7 @@ def rest_push_named_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 
 
 def rest_push_named_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
-    params = obj(params, at)
-    drop_unknown(params, k("taskId", "id", "tenant"), cx, at)
-    tenant_out(params, cx, at)
-    task_id, config_id = required_id(params, "taskId", at), required_id(params, "id", at)
+    task_id, config_id = push_ids_from_v10(params, cx, at)
     return {"name": push_config.config_name(task_id, config_id, at)}
 
 

@@ -27,17 +27,23 @@ _V10_CONF = frozenset(("acceptedOutputModes", "historyLength", "taskPushNotifica
                        "returnImmediately"))
 
 
+def _plain_modes(modes: Any) -> list[str] | None:
+    """A copy of acceptedOutputModes when it is a list of strings; None sends the caller to the full path."""
+    if type(modes) is not list:
+        return None
+    for mode in modes:
+        if type(mode) is not str:
+            return None
+    return list(modes)
+
+
 def _conf_to_v10(rest: bool) -> Fn:
     """The commonest configuration (output modes, blocking) inline, anything else the full path.
     `at` comes in as the params' path: the configuration's own is built only when needed."""
     def convert(conf: Any, cx: Cx, at: str) -> JsonObj:
         if type(conf) is dict and len(conf) == 2 and conf.get("blocking") is True \
-                and type(modes := conf.get("acceptedOutputModes")) is list:
-            for mode in modes:
-                if type(mode) is not str:
-                    break
-            else:
-                return {"acceptedOutputModes": list(modes)}
+                and (modes := _plain_modes(conf.get("acceptedOutputModes"))) is not None:
+            return {"acceptedOutputModes": modes}
         return _conf_to_v10_full(conf, cx, at + ".configuration", rest)
     return convert
 
@@ -72,12 +78,9 @@ def _conf_to_v10_full(conf: Any, cx: Cx, at: str, rest: bool) -> JsonObj:
 def _conf_from_v10(rest: bool) -> Fn:
     """As `_conf_to_v10`: the commonest configuration (output modes only) inline."""
     def convert(conf: Any, cx: Cx, at: str) -> JsonObj:
-        if type(conf) is dict and len(conf) == 1 and type(modes := conf.get("acceptedOutputModes")) is list:
-            for mode in modes:
-                if type(mode) is not str:
-                    break
-            else:
-                return {"acceptedOutputModes": list(modes), "blocking": True}
+        if type(conf) is dict and len(conf) == 1 \
+                and (modes := _plain_modes(conf.get("acceptedOutputModes"))) is not None:
+            return {"acceptedOutputModes": modes, "blocking": True}
         return _conf_from_v10_full(conf, cx, at + ".configuration", rest)
     return convert
 

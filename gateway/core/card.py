@@ -9,6 +9,7 @@ from typing import Any
 
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
+from gateway.core.operations import Operation
 from gateway.core.translate.registry import translate
 from gateway.core.translate.shape import obj
 from gateway.core.types import Binding, Dialect, JsonObj, Version
@@ -16,9 +17,6 @@ from gateway.core.versions import parse_version
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 _BINDINGS = {b.value: b for b in Binding}
-# operations the v0.3 REST servers of a2a-sdk 0.3 do not serve (wire-mapping §1.2.1: list raises
-# NotImplementedError, there is no DELETE route); an agent's other binding serves them instead
-V03_REST_GAPS = frozenset({"list_push_configs", "delete_push_config"})
 _V03_ONLY_MEMBERS = ("url", "preferredTransport", "additionalInterfaces", "protocolVersion",
                      "supportsAuthenticatedExtendedCard", "security")
 
@@ -41,13 +39,15 @@ class UpstreamCard:
     def pick(self, version: Version, binding: Binding = Binding.JSONRPC) -> Interface | None:
         return next((i for i in self.interfaces if i.version is version and i.binding is binding), None)
 
-    def candidates(self, client: Version, binding: Binding, op: str = "") -> list[Interface]:
+    def candidates(self, client: Version, binding: Binding, op: Operation | None = None) -> list[Interface]:
         """The agent's interfaces in the order a call of `client` over `binding` should try them:
         same version and binding (a pass-through), same version on another binding, then the other
         version, JSON-RPC first: when translating anyway, the binding every v0.3 SDK implements
-        completely. Interfaces known to lack `op` (V03_REST_GAPS) come last."""
+        completely. Interfaces known to lack `op` (its row's `v03_rest_gap`) come last."""
+        gaps = op is not None and op.v03_rest_gap
+
         def rank(i: Interface) -> tuple[bool, bool, bool]:
-            gap = i.version is Version.V03 and i.binding is Binding.REST and op in V03_REST_GAPS
+            gap = gaps and i.version is Version.V03 and i.binding is Binding.REST
             same = i.version is client
             return gap, not same, i.binding is not (binding if same else Binding.JSONRPC)
         return sorted(self.interfaces, key=rank)
@@ -126,6 +126,6 @@ def served_card(upstream: UpstreamCard, *, client: Version, base_url: str,
                     dst=Dialect.V03RPC, cx=cx)
     v03 = dict(v03)
     v03["protocolVersion"] = "0.3.0"
-    # a superset: header-less v1.0 tools read `supportedInterfaces` (wire-mapping §1.4)
+    # a superset: v1.0 tools that send no A2A-Version header still find `supportedInterfaces`
     v03["supportedInterfaces"] = interfaces
     return v03

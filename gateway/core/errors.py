@@ -102,6 +102,12 @@ class UpstreamUnavailable(GatewayError):
     default_message = "Upstream agent unavailable"
 
 
+class UpstreamTimeout(UpstreamUnavailable):
+    """The upstream took longer than a configured timeout (to answer, or between two stream events)."""
+
+    default_message = "Upstream agent timed out"
+
+
 def as_agent_error(error: GatewayError) -> GatewayError:
     """A translation failure on the agent's reply is the agent's fault, not the caller's."""
     if isinstance(error, TranslationError):

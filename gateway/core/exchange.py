@@ -1,7 +1,8 @@
-"""One proxied call, planned purely, for any client side (version × binding) and any upstream side:
-the request to send upstream, the reply for the client (results and A2A errors translated through
-the v1.0 hub, paging for v0.3 lists, history limits the agent may not honour, push webhooks sealed
-and unsealed), and the gateway's own faults in the client's shape. No I/O: the shell sends."""
+"""One proxied call, planned purely, for any client side (version × binding) and any upstream side: the
+request to send upstream, the reply for the client (results and A2A errors translated through the v1.0 hub,
+paging for v0.3 lists, history limits the agent may not honour, push webhooks sealed and unsealed), and the
+gateway's own faults in the client's shape. What differs per operation is read from its OPERATIONS row.
+No I/O: the shell sends."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
-from gateway.core.errors import GatewayError, as_agent_error
+from gateway.core.errors import GatewayError, TranslationError, as_agent_error
 from gateway.core.notes import Cx, Note
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
-from gateway.core.stream import StreamRelay
+from gateway.core.stream import HubFrames, HubItem, StreamRelay, sse_relay
 from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
 from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj, Version
@@ -30,8 +31,11 @@ DIALECT = {
     (Version.V10, Binding.REST): Dialect.V10,
 }
 JSON = "application/json"
-_UPSTREAM_RPC_ID = "a2a-gateway"  # the id of JSON-RPC requests made for REST clients
-_PUSH_RESULTS = frozenset({"create_push_config", "get_push_config", "list_push_configs"})
+UPSTREAM_RPC_ID = "a2a-gateway"  # the id of JSON-RPC requests the gateway makes on its own or for REST clients
+MAX_LIST_ITEMS = 10_000          # a v0.3 caller's unpaged list stops following pages here
+# the member a client dialect names the inline push config of a SendMessage `configuration` by
+_INLINE_PUSH = {Dialect.V03RPC: "pushNotificationConfig", Dialect.V03REST: "pushNotification",
+                Dialect.V10: "taskPushNotificationConfig"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +51,12 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
+    """A complete reply for the client; `error` says whether it reports a failure (whatever its status)."""
+
     status: int
     body: bytes
     content_type: str = JSON
+    error: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +71,15 @@ class Again:
     """Send this request upstream too and hand its reply back (a v0.3 client's unpaged list)."""
 
     request: rest.Outgoing
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """An upstream reply read for the client: the result (`ok`) or an A2A error object, in the client's
+    dialect (for a REST client's error: the v1.0 hub error object)."""
+
+    ok: bool
+    value: Any
 
 
 @dataclass(slots=True)
@@ -106,17 +122,20 @@ class Exchange:
     def upstream_request(self) -> rest.Outgoing:
         """The request for the agent. Raises GatewayError for invalid or untranslatable params."""
         params = self.call.params if self.call.params is not None else {}
-        if self.sealer is not None and _registers_webhook(self.op, params):
-            hub = translate(self.op.params_family, params, src=self.src, dst=Dialect.V10, cx=self.cx,
-                            at="$.params")
+        family = self.op.params_family
+        if self.sealer is not None and self._registers_webhook(params):
+            hub = translate(family, params, src=self.src, dst=Dialect.V10, cx=self.cx, at="$.params")
             hub = self._seal(hub)
-            up = translate(self.op.params_family, hub, src=Dialect.V10, dst=self.dst, cx=self.cx, at="$.params")
+            up = translate(family, hub, src=Dialect.V10, dst=self.dst, cx=self.cx, at="$.params")
         else:
-            up = translate(self.op.params_family, params, src=self.src, dst=self.dst, cx=self.cx, at="$.params")
+            up = translate(family, params, src=self.src, dst=self.dst, cx=self.cx, at="$.params")
+        if self.src is Dialect.V10 and self.dst is Dialect.V10 and self.upstream.tenant \
+                and isinstance(up, dict) and not up.get("tenant"):
+            up["tenant"] = self.upstream.tenant  # v1.0 requests carry the interface's tenant (translators add it)
         self._up_params = up
-        if self.call.version is Version.V10 and isinstance(params, dict):
+        if self.call.version is Version.V10 and self.op.history is not None and isinstance(params, dict):
             # v1.0 promises at most historyLength messages (0: none); a v0.3 agent cannot be trusted
-            hist = params.get("historyLength", (params.get("configuration") or {}).get("historyLength"))
+            hist = _at(params, self.op.history)
             self._history = hist if type(hist) is int else None
         return self._outgoing(up)
 
@@ -124,39 +143,63 @@ class Exchange:
         if self.upstream.binding is Binding.REST:
             return rest.build(self.op, params, self.upstream.version, tenant=self.upstream.tenant,
                               quirks=self.quirks)
-        rpc_id = self.call.rpc_id if self.call.binding is Binding.JSONRPC else _UPSTREAM_RPC_ID
+        rpc_id = self.call.rpc_id if self.call.binding is Binding.JSONRPC else UPSTREAM_RPC_ID
         envelope = jsonrpc.request_envelope(rpc_id, self.op.method(self.upstream.version), params)
         return rest.Outgoing("POST", "", (), jsoncodec.dumpb(envelope))
 
+    def _registers_webhook(self, params: Any) -> bool:
+        """Whether the client's params carry a webhook config (the row says where, in v1.0 terms)."""
+        where = self.op.webhook
+        if where is None or not isinstance(params, dict):
+            return False
+        if not where:
+            return True
+        conf = params.get(where[0])
+        return isinstance(conf, dict) and conf.get(_INLINE_PUSH[self.src]) is not None
+
     def _seal(self, hub: JsonObj) -> JsonObj:
-        assert self.sealer is not None
-        if self.op.name == "create_push_config":
-            self.webhooks.append(hub["url"])
-            return self.sealer.seal(hub, client=self.call.version, task_id=hub.get("taskId", ""))
-        conf = hub["configuration"]
-        cfg = conf["taskPushNotificationConfig"]
-        self.webhooks.append(cfg["url"])
-        task_id = hub["message"].get("taskId", "")
-        sealed = self.sealer.seal(cfg, client=self.call.version, task_id=task_id)
-        return {**hub, "configuration": {**conf, "taskPushNotificationConfig": sealed}}
+        """The client's webhook config replaced by the relay's own, the client's route sealed inside."""
+        assert self.sealer is not None and self.op.webhook is not None
+        config = _at(hub, self.op.webhook)
+        if not isinstance(config, dict) or type(config.get("url")) is not str:
+            raise TranslationError("$.params", "the push notification config has no url")
+        self.webhooks.append(config["url"])
+        task_id = _at(hub, self.op.webhook_task)
+        sealed = self.sealer.seal(config, client=self.call.version, task_id=task_id if type(task_id) is str else "")
+        return _put(hub, self.op.webhook, sealed)
 
     # ---- reply --------------------------------------------------------------------------------
 
     def client_reply(self, status: int, body: bytes) -> Done | Again:
         """Translate the agent's reply (any HTTP status) for the client."""
+        step = self.read_reply(status, body)
+        if isinstance(step, Again):
+            return step
+        if isinstance(step, Reply):
+            return Done(step)
+        if not step.ok:
+            return Done(self._error_reply(step.value))
+        return Done(self._success(step.value))
+
+    def read_reply(self, status: int, body: bytes) -> Result | Again | Reply:
+        """The agent's reply read for the client: its result or A2A error in the client's dialect (a
+        Result), one more page to fetch (Again), or the gateway's own fault as the client's Reply."""
         try:
             ok, value = self._read_upstream(status, body)
         except GatewayError as err:
-            return Done(self.error_reply(err))
+            return self.error_reply(err)
         if not ok:
-            return Done(self._error_from_hub(value))
+            if self.call.binding is Binding.REST or self.src is Dialect.V10:
+                return Result(False, value)
+            return Result(False, translate("error", value, src=Dialect.V10, dst=self.src, cx=self.cx,
+                                           at="$.error"))
         try:
             result = self._result(value)
         except GatewayError as err:
-            return Done(self.error_reply(as_agent_error(err)))
+            return self.error_reply(as_agent_error(err))
         if isinstance(result, Again):
             return result
-        return Done(self._success(result))
+        return Result(True, result)
 
     def _read_upstream(self, status: int, body: bytes) -> tuple[bool, Any]:
         """(True, result) or (False, the error as a v1.0 JSON-RPC error object)."""
@@ -178,41 +221,46 @@ class Exchange:
         status = rest.success_status(self.op, self.call.version, self.quirks)
         return Reply(status, rest.reply_body(self.op, self.call.version, result, status))
 
-    def _error_from_hub(self, hub: JsonObj) -> Reply:
+    def _error_reply(self, error: JsonObj) -> Reply:
+        """An upstream A2A error (read_reply's value) as the client's reply."""
         if self.call.binding is Binding.REST:
-            status, body = rest_body(hub, self.src, self.cx, self.quirks.rest_v03_status_table)
-            return Reply(status, jsoncodec.dumpb(body))
-        error = hub if self.src is Dialect.V10 else translate("error", hub, src=Dialect.V10, dst=self.src,
-                                                                cx=self.cx, at="$.error")
-        return Reply(200, jsoncodec.dumpb(jsonrpc.error_envelope(self.call.rpc_id, error)))
+            status, body = rest_body(error, self.src, self.cx, self.quirks.rest_v03_status_table)
+            return Reply(status, jsoncodec.dumpb(body), error=True)
+        return Reply(200, jsoncodec.dumpb(jsonrpc.error_envelope(self.call.rpc_id, error)), error=True)
 
     def error_reply(self, err: GatewayError) -> Reply:
         """The gateway's own fault in the client's version and binding, with its id."""
         return error_reply(err, self.call.version, self.call.binding, self.call.rpc_id, self.quirks)
 
-    def stream(self, *, max_event_bytes: int) -> StreamRelay:
-        return StreamRelay(client=self.src, client_binding=self.call.binding, upstream=self.dst,
-                           upstream_binding=self.upstream.binding, rpc_id=self.call.rpc_id, cx=self.cx,
+    def stream(self, *, max_event_bytes: int) -> StreamRelay[bytes, bytes]:
+        """The relay of this call's upstream stream, framed as SSE for the client."""
+        return sse_relay(client=self.src, client_binding=self.call.binding, upstream=self.dst,
+                         upstream_binding=self.upstream.binding, rpc_id=self.call.rpc_id, cx=self.cx,
+                         max_event_bytes=max_event_bytes, history_length=self._history)
+
+    def hub_stream(self, *, max_event_bytes: int) -> StreamRelay[HubItem, list[HubItem]]:
+        """The relay of this call's upstream stream as v1.0 items, for an in-process v1.0 client."""
+        if self.src is not Dialect.V10:
+            raise ValueError("hub_stream is for v1.0 callers")
+        return StreamRelay(HubFrames(), upstream=self.dst, upstream_binding=self.upstream.binding, cx=self.cx,
                            max_event_bytes=max_event_bytes, history_length=self._history)
 
     def _result(self, result: Any) -> Any:
-        name = self.op.name
-        if name == "list_push_configs" and self.src is Dialect.V03RPC and self.upstream.version is Version.V10:
+        op = self.op
+        if op.v03_rpc_paged and self.src is Dialect.V03RPC and self.upstream.version is Version.V10:
             return self._page(result)
-        if name == "get_extended_card":
+        if op.card_result:
             card = translate("agent_card", result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             out = served_card(UpstreamCard(card, ()), client=self.call.version, base_url=self.base_url,
                               bindings=self.bindings, cx=self.cx)
             if self.src is Dialect.V03REST:
                 out = translate("agent_card", out, src=Dialect.V03RPC, dst=Dialect.V03REST, cx=self.cx)
             return out
-        if self.sealer is not None and name in _PUSH_RESULTS:
-            hub = translate(self.op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx,
-                            at="$.result")
+        if self.sealer is not None and op.push_results:
+            hub = translate(op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             hub = self._unseal(hub)
-            return translate(self.op.result_family, hub, src=Dialect.V10, dst=self.src, cx=self.cx,
-                             at="$.result")
-        out = translate(self.op.result_family, result, src=self.dst, dst=self.src, cx=self.cx, at="$.result")
+            return translate(op.result_family, hub, src=Dialect.V10, dst=self.src, cx=self.cx, at="$.result")
+        out = translate(op.result_family, result, src=self.dst, dst=self.src, cx=self.cx, at="$.result")
         if self._history is not None:
             _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
         return out
@@ -224,15 +272,15 @@ class Exchange:
         return self.sealer.unseal(hub) if isinstance(hub, dict) else hub
 
     def _page(self, result: Any) -> Any:
-        """v0.3 JSON-RPC has no paging: follow nextPageToken upstream and concatenate (wire-mapping §3.8)."""
+        """v0.3 JSON-RPC lists are not paged: follow nextPageToken upstream and concatenate the pages."""
         page = result if isinstance(result, dict) else {}
         token = page.get("nextPageToken")
         hub = {"configs": page.get("configs", [])}
         if self.sealer is not None:
             hub = self._unseal(hub)
-        self._configs.extend(translate("result.list_push_configs", hub, src=Dialect.V10,
-                                       dst=Dialect.V03RPC, cx=self.cx, at="$.result"))
-        if token and len(self._configs) < 10_000:
+        self._configs.extend(translate(self.op.result_family, hub, src=Dialect.V10, dst=Dialect.V03RPC,
+                                       cx=self.cx, at="$.result"))
+        if token and len(self._configs) < MAX_LIST_ITEMS:
             return Again(self._outgoing({**self._up_params, "pageToken": token}))
         return self._configs
 
@@ -242,18 +290,25 @@ def error_reply(err: GatewayError, version: Version, binding: Binding, rpc_id: A
     dialect = DIALECT[(version, binding)]
     if binding is Binding.REST:
         status, body = rest_error(err, dialect, quirks.rest_v03_status_table)
-        return Reply(status, jsoncodec.dumpb(body))
-    return Reply(200, jsoncodec.dumpb(jsonrpc.error_envelope(rpc_id, jsonrpc_error(err, dialect))))
+        return Reply(status, jsoncodec.dumpb(body), error=True)
+    return Reply(200, jsoncodec.dumpb(jsonrpc.error_envelope(rpc_id, jsonrpc_error(err, dialect))), error=True)
 
 
-def _registers_webhook(op: Operation, params: Any) -> bool:
-    if op.name == "create_push_config":
-        return True
-    if op.params_family != "params.send_message" or not isinstance(params, dict):
-        return False
-    conf = params.get("configuration")
-    return isinstance(conf, dict) and any(
-        conf.get(k) is not None for k in ("pushNotificationConfig", "pushNotification", "taskPushNotificationConfig"))
+def _at(value: Any, path: tuple[str, ...]) -> Any:
+    """The member at `path` (None when a step is missing or not an object)."""
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _put(value: JsonObj, path: tuple[str, ...], new: Any) -> JsonObj:
+    """A copy of `value` with the member at `path` replaced (the objects along the path copied, not mutated)."""
+    if not path:
+        return new if isinstance(new, dict) else value
+    head, *rest_ = path
+    return {**value, head: _put(value[head], tuple(rest_), new) if rest_ else new}
 
 
 def _loads_or_none(body: bytes) -> Any:

@@ -1,50 +1,253 @@
-"""Owns `StreamRelay`: one upstream SSE stream translated event by event for the client, with the
-stream rules (first item, v0.3 `final`, closure, errors). It must not await, read clocks or log."""
+"""Owns `StreamRelay`: one upstream SSE stream translated event by event for the client, with the stream
+rules (first item, v0.3 `final`, closure, errors), and the client's framing of it (SSE bytes, or v1.0 items
+for an in-process client such as the AG-UI door). It must not await, read clocks or log."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from gateway.core import jsoncodec
-from gateway.core.bindings.jsonrpc import response_from_json
-from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, MalformedEnvelope, StreamError
-from gateway.core.notes import Cx
-from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode
-from gateway.core.stream_frames import ERROR_EVENT, ClientFrames
-from gateway.core.stream_upstream import (
-    BINDINGS,
-    agent_fault,
-    looks_like_rest_error,
-    member_of,
-    rpc_error_to_hub,
-    state_of,
-    synthesized_task,
-    truncate_history,
-    upstream_final,
+from gateway.core.bindings.jsonrpc import error_envelope, response_from_json, result_envelope
+from gateway.core.errors import (
+    GatewayError,
+    InvalidAgentResponse,
+    LimitExceeded,
+    MalformedEnvelope,
+    StreamError,
+    TranslationError,
+    as_agent_error,
 )
+from gateway.core.notes import Cx
+from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
 from gateway.core.translate import enums
-from gateway.core.translate.errors import rest_error_from_http
+from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error, rest_error_from_http
 from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj
 
-__all__ = ["ERROR_EVENT", "StreamRelay"]
+__all__ = ["BINDINGS", "ERROR_EVENT", "Frames", "HubFrames", "HubItem", "SseFrames", "StreamRelay", "sse_relay"]
 
-_INPUT_REQUIRED: Final = "TASK_STATE_INPUT_REQUIRED"
+ERROR_EVENT: Final = "error"  # the SSE event name of every error the relay writes (v0.3 clients ignore it)
 
 # enum members as module constants: Enum class attribute lookups are slow on the per-event path
 _JSONRPC = Binding.JSONRPC
+_REST = Binding.REST
+_V03RPC = Dialect.V03RPC
+_V03REST = Dialect.V03REST
 _V10 = Dialect.V10
 
+BINDINGS: Final = {  # the bindings each dialect is spoken over
+    _V03RPC: frozenset({_JSONRPC}),
+    _V03REST: frozenset({_REST}),
+    _V10: frozenset({_JSONRPC, _REST}),
+}
+_SUBMITTED: Final = "TASK_STATE_SUBMITTED"
+_INPUT_REQUIRED: Final = "TASK_STATE_INPUT_REQUIRED"
 
-class StreamRelay:
+
+# ---- reading one upstream event ---------------------------------------------------------------------
+
+def agent_fault(exc: GatewayError) -> GatewayError:
+    """Whatever went wrong with an upstream event is the agent's fault: -32006 InvalidAgentResponse."""
+    if isinstance(exc, InvalidAgentResponse | StreamError):
+        return exc
+    if isinstance(exc, TranslationError):
+        return as_agent_error(exc)
+    return InvalidAgentResponse(f"agent stream: {exc.message}", path=exc.path)
+
+
+def looks_like_rest_error(value: Any) -> bool:
+    """A REST error body without `event: error` (a StreamResponse never has `error` or `code`)."""
+    return type(value) is dict and ("error" in value or type(value.get("code")) is int)
+
+
+def member_of(hub: Any, at: str) -> tuple[str, JsonObj]:
+    """The one member of a v1.0 StreamResponse and its object (checked: a v1.0 upstream is not translated)."""
+    if type(hub) is not dict or len(hub) != 1:
+        raise TranslationError(at, "expected a StreamResponse with exactly one member")
+    ((key, payload),) = hub.items()
+    name = enums.STREAM_MEMBERS_V10.get(key)
+    if name is None:
+        raise TranslationError(f"{at}.{key}", "expected one of task, message, statusUpdate, artifactUpdate")
+    if type(payload) is not dict:
+        raise TranslationError(f"{at}.{key}", "expected an object")
+    return name, payload
+
+
+def state_of(payload: JsonObj) -> str | None:
+    """The v1.0 state name of a Task or status update (enum numbers and lenient spellings read too)."""
+    status = payload.get("status")
+    value = status.get("state") if type(status) is dict else None
+    if type(value) is int:
+        return enums.V10_STATE_BY_NUMBER.get(value)
+    if type(value) is str:
+        return enums.STATE_ALIASES_V10.get(value, value)
+    return None
+
+
+def _rpc_error_to_hub(error: JsonObj, upstream: Dialect, cx: Cx, at: str) -> JsonObj:
+    """An upstream JSON-RPC error object as the hub's (v1.0) error object."""
+    if upstream is _V10:
+        return error
+    hub: JsonObj = translate("error", error, src=upstream, dst=_V10, cx=cx, at=f"{at}.error")
+    return hub
+
+
+def _upstream_final(raw: Any, name: str, upstream: Dialect) -> bool | None:
+    """The `final` a v0.3 upstream put on this event (None: a v1.0 upstream has no such flag)."""
+    if upstream is _V10:
+        return None
+    if name != "statusUpdate":
+        return False
+    # the translator accepted `raw`: a status-update object, or a one-member REST wrapper
+    ev = raw if upstream is _V03RPC else next(iter(raw.values()))
+    return ev.get("final") is True
+
+
+def truncate_history(task: JsonObj, keep: int, cx: Cx, at: str) -> None:
+    """Task `history` cut to the last `keep` messages (0: removed), noted when anything goes."""
+    history = task.get("history")
+    if type(history) is not list:
+        return
+    if len(history) > keep:
+        cx.note("history_truncated", f"{at}.history", f"{len(history)} -> {keep} messages")
+    if keep == 0:
+        del task["history"]
+    elif len(history) > keep:
+        task["history"] = history[-keep:]
+
+
+def _synthesized_task(name: str, payload: JsonObj, cx: Cx, at: str) -> JsonObj:
+    """v1.0 requires the Task as a stream's first item; a v0.3 agent may start with an update."""
+    status = payload["status"] if name == "statusUpdate" else {"state": _SUBMITTED}
+    task: JsonObj = {"id": payload.get("taskId", "")}
+    if "contextId" in payload:
+        task["contextId"] = payload["contextId"]
+    task["status"] = status
+    cx.note("task_synthesized", at, f"the v0.3 agent began the stream with {name}")
+    return {"task": task}
+
+
+# ---- the client's side ------------------------------------------------------------------------------
+
+F = TypeVar("F")      # one frame for the client
+Out = TypeVar("Out")  # what a relay call returns: the frames joined
+Out_co = TypeVar("Out_co", covariant=True)
+
+
+class Frames(Protocol[F, Out_co]):
+    """How the client receives a relayed stream: one frame per item, upstream error or gateway fault."""
+
+    @property
+    def dialect(self) -> Dialect: ...
+
+    def set_final(self, item: JsonObj, final: bool) -> None: ...
+    def item(self, item: JsonObj) -> F: ...
+    def comment(self, comment: SseComment) -> F | None: ...
+    def upstream_error(self, hub: JsonObj, at: str) -> F: ...
+    def gateway_error(self, error: GatewayError) -> F: ...
+    def join(self, frames: list[F]) -> Out_co: ...
+
+
+class SseFrames:
+    """SSE frames in the client's dialect and binding, whose JSON-RPC id is fixed at the stream's start."""
+
+    __slots__ = ("binding", "cx", "dialect", "rpc_id", "status_table")
+
+    def __init__(self, dialect: Dialect, binding: Binding, rpc_id: Any, cx: Cx, status_table: StatusTable) -> None:
+        self.dialect = dialect
+        self.binding = binding
+        self.rpc_id = rpc_id
+        self.cx = cx
+        self.status_table = status_table
+
+    def set_final(self, item: JsonObj, final: bool) -> None:
+        """Mark a client status-update item final or not (v0.3 JSON-RPC `final`, REST `statusUpdate.final`)."""
+        if self.dialect is _V03RPC:
+            item["final"] = final
+        elif final:
+            item["statusUpdate"]["final"] = True
+        else:
+            item["statusUpdate"].pop("final", None)  # ProtoJSON omits a false bool
+
+    def item(self, item: JsonObj) -> bytes:
+        """One translated item, in a JSON-RPC result envelope when the client speaks JSON-RPC."""
+        body = result_envelope(self.rpc_id, item) if self.binding is _JSONRPC else item
+        return b"data: " + jsoncodec.dumpb(body) + b"\n\n"   # JSON text holds no raw line break: one line
+
+    def comment(self, comment: SseComment) -> bytes:
+        return encode(comment)
+
+    def upstream_error(self, hub: JsonObj, at: str) -> bytes:
+        """An upstream A2A error (hub: a v1.0 JSON-RPC error object) in the client's shape, code kept."""
+        body: JsonObj
+        if self.binding is _REST:
+            body = rest_body(hub, self.dialect, self.cx, self.status_table, at)[1]
+        elif self.dialect is _V10:
+            body = error_envelope(self.rpc_id, hub)
+        else:
+            body = error_envelope(self.rpc_id, translate("error", hub, src=_V10, dst=self.dialect,
+                                                         cx=self.cx, at=f"{at}.error"))
+        return encode_data(jsoncodec.dumps(body), ERROR_EVENT)
+
+    def gateway_error(self, error: GatewayError) -> bytes:
+        """The gateway's own error in the client's shape."""
+        if self.binding is _JSONRPC:
+            body = error_envelope(self.rpc_id, jsonrpc_error(error, self.dialect))
+        else:
+            body = rest_error(error, self.dialect, self.status_table)[1]
+        return encode_data(jsoncodec.dumps(body), ERROR_EVENT)
+
+    def join(self, frames: list[bytes]) -> bytes:
+        return b"".join(frames)
+
+
+@dataclass(frozen=True, slots=True)
+class HubItem:
+    """What an in-process client receives per relayed event: exactly one of a v1.0 StreamResponse (`item`),
+    an upstream A2A error as a v1.0 JSON-RPC error object (`error`), or the gateway's own fault (`fault`)."""
+
+    item: JsonObj | None = None
+    error: JsonObj | None = None
+    fault: GatewayError | None = None
+
+
+class HubFrames:
+    """The relay's output for an in-process client of the v1.0 hub (the AG-UI door): items, not bytes."""
+
+    __slots__ = ()
+    dialect: Final = _V10
+
+    def set_final(self, item: JsonObj, final: bool) -> None:
+        pass  # v1.0 has no `final`: the relay's `done` says the stream is over
+
+    def item(self, item: JsonObj) -> HubItem:
+        return HubItem(item=item)
+
+    def comment(self, comment: SseComment) -> None:
+        return None
+
+    def upstream_error(self, hub: JsonObj, at: str) -> HubItem:
+        return HubItem(error=hub)
+
+    def gateway_error(self, error: GatewayError) -> HubItem:
+        return HubItem(fault=error)
+
+    def join(self, frames: list[HubItem]) -> list[HubItem]:
+        return frames
+
+
+# ---- the relay --------------------------------------------------------------------------------------
+
+class StreamRelay(Generic[F, Out]):
     """Translates one SSE stream from the upstream's (dialect, binding) to the client's, sans-IO.
 
     The shell calls `feed(chunk)` per upstream chunk, `close()` at upstream EOF, `release()` when its
     look-ahead timer fires while `holding`, and `fail(error)` when the upstream breaks; each returns
-    the bytes to write to the client (possibly b""). Once `done`, the client stream must end and
-    the shell stops reading upstream; every later call returns b"".
+    what to send to the client, framed by `frames` (SSE bytes, possibly b""). Once `done`, the client
+    stream must end and the shell stops reading upstream; every later call returns nothing.
 
-    Rules (wire-mapping.md §5):
+    Rules:
     - Items go through the v1.0 hub with the "stream_response" family; comments are forwarded as
       comments; upstream `id:`/`retry:` are dropped, `event:` only marks errors.
     - v0.3 client: `final` is true exactly once, on the event that ends the stream: a terminal
@@ -55,10 +258,10 @@ class StreamRelay:
       A stream the upstream ends without any of these is just closed: nothing is invented.
     - v1.0 client: the same closure rules without a flag, plus an upstream v0.3 `final: true`; a
       v0.3 upstream that starts with a status or artifact update gets a Task synthesised first
-      (note `task_synthesized`).
+      (note `task_synthesized`), as v1.0 requires the Task as a stream's first item.
     - `history_length` (not None): Task `history` cut to the last N messages (0: removed).
     - An upstream error event, a bad event (framing, size, JSON, item) or `fail()` becomes ONE error
-      event in the client's shape (`event: error`), after which the relay is done.
+      frame in the client's shape (SSE: `event: error`), after which the relay is done.
 
     Notes go to `cx.notes` with paths `$[n]…`, n counting upstream events from 0; for a long stream
     the shell may drain that list after each call.
@@ -72,37 +275,30 @@ class StreamRelay:
         "_parser",
         "_started",
         "client",
-        "client_binding",
         "cx",
         "events_in",
         "events_out",
         "history_length",
-        "rpc_id",
         "upstream",
         "upstream_binding",
     )
 
-    def __init__(self, *, client: Dialect, client_binding: Binding, upstream: Dialect,
-                 upstream_binding: Binding, rpc_id: Any, cx: Cx,
+    def __init__(self, frames: Frames[F, Out], *, upstream: Dialect, upstream_binding: Binding, cx: Cx,
                  max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, history_length: int | None = None) -> None:
-        for side, dialect, binding in (("client", client, client_binding),
-                                       ("upstream", upstream, upstream_binding)):
-            if binding not in BINDINGS[dialect]:
-                raise ValueError(f"{side}: dialect {dialect.value} is not spoken over {binding.value}")
+        if upstream_binding not in BINDINGS[upstream]:
+            raise ValueError(f"upstream: dialect {upstream.value} is not spoken over {upstream_binding.value}")
         if history_length is not None and history_length < 0:
             raise ValueError("history_length must be None or non-negative")
-        self.client = client
-        self.client_binding = client_binding
+        self.client = frames.dialect
         self.upstream = upstream
         self.upstream_binding = upstream_binding
-        self.rpc_id = rpc_id
         self.cx = cx
         self.history_length = history_length
         self.events_in = 0  # upstream events parsed (comments excluded)
         self.events_out = 0  # events written to the client (comments excluded; errors included)
         self._parser = SseParser(max_event_bytes)
         self._lookahead = cx.quirks.final_on_interrupted == "lookahead"
-        self._frames = ClientFrames(client, client_binding, rpc_id, cx, cx.quirks.rest_v03_status_table)
+        self._frames = frames
         self._held: JsonObj | None = None  # a v0.3 client item awaiting its `final`
         self._started = False  # an item (not an error) has been seen
         self._done = False
@@ -119,11 +315,11 @@ class StreamRelay:
 
     # ---- the shell's calls -----------------------------------------------------------------------
 
-    def feed(self, chunk: bytes) -> bytes:
-        """Consume upstream bytes; return the SSE bytes ready for the client."""
+    def feed(self, chunk: bytes) -> Out:
+        """Consume upstream bytes; return what is ready for the client."""
+        out: list[F] = []
         if self._done or not chunk:
-            return b""
-        out: list[bytes] = []
+            return self._frames.join(out)
         items: list[SseComment | SseEvent] = []
         error: StreamError | LimitExceeded | None = None
         try:
@@ -132,51 +328,51 @@ class StreamRelay:
             error = exc
         if not self._items(items, out) and error is not None:
             self._fail_into(out, agent_fault(error))
-        return b"".join(out)
+        return self._frames.join(out)
 
-    def _items(self, items: list[SseComment | SseEvent], out: list[bytes]) -> bool:
+    def _items(self, items: list[SseComment | SseEvent], out: list[F]) -> bool:
         """Relay parsed items in order until one ends the stream; whether it ended."""
         for item in items:
             if isinstance(item, SseComment):
-                out.append(encode(item))
+                frame = self._frames.comment(item)
+                if frame is not None:
+                    out.append(frame)
             else:
                 self._event(item, out)
                 if self._done:
                     return True
         return False
 
-    def close(self) -> bytes:
+    def close(self) -> Out:
         """Upstream EOF: an unterminated event is dropped (WHATWG); a held event goes out as the final one."""
+        out: list[F] = []
         if self._done:
-            return b""
+            return self._frames.join(out)
         if self._parser.buffered_bytes:
             self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]",
                          "the upstream closed inside an event")
         self._parser.close()
         self._done = True
-        out: list[bytes] = []
         self._flush_held(out, final=True)
-        return b"".join(out)
+        return self._frames.join(out)
 
-    def release(self) -> bytes:
+    def release(self) -> Out:
         """The look-ahead timer fired: the held event goes out with `final: false`."""
-        if self._done or self._held is None:
-            return b""
-        out: list[bytes] = []
-        self._flush_held(out, final=False)
-        return b"".join(out)
+        out: list[F] = []
+        if not self._done and self._held is not None:
+            self._flush_held(out, final=False)
+        return self._frames.join(out)
 
-    def fail(self, error: GatewayError) -> bytes:
-        """The upstream broke mid-stream (transport error, timeout): one error event, then done."""
-        if self._done:
-            return b""
-        out: list[bytes] = []
-        self._fail_into(out, error)
-        return b"".join(out)
+    def fail(self, error: GatewayError) -> Out:
+        """The upstream broke mid-stream (transport error, timeout): one error frame, then done."""
+        out: list[F] = []
+        if not self._done:
+            self._fail_into(out, error)
+        return self._frames.join(out)
 
     # ---- one upstream event ----------------------------------------------------------------------
 
-    def _event(self, event: SseEvent, out: list[bytes]) -> None:
+    def _event(self, event: SseEvent, out: list[F]) -> None:
         at = f"$[{self.events_in}]"
         self.events_in += 1
         if not event.data or event.data.isspace():
@@ -194,7 +390,7 @@ class StreamRelay:
         self._held = hold
         self._done = done
 
-    def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[bytes], JsonObj | None, bool]:
+    def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """Decide one event, leaving the relay's state alone: (frames to write, item to hold, done)."""
         try:
             value = jsoncodec.loads(event.data)
@@ -203,7 +399,7 @@ class StreamRelay:
         if self.upstream_binding is _JSONRPC:
             response = response_from_json(value)
             if response.error is not None:
-                hub = rpc_error_to_hub(response.error, self.upstream, self.cx, at)
+                hub = _rpc_error_to_hub(response.error, self.upstream, self.cx, at)
                 return [self._frames.upstream_error(hub, at)], None, True
             raw = response.result
         elif event.event == ERROR_EVENT or looks_like_rest_error(value):
@@ -218,12 +414,12 @@ class StreamRelay:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")
         state = state_of(payload) if member in ("task", "statusUpdate") else None
         ends = state in enums.TERMINAL_V10 or (first and member == "message")
-        v03_final = upstream_final(raw, member, self.upstream)
+        v03_final = _upstream_final(raw, member, self.upstream)
 
         if self.client is _V10:
             frames = []
             if first and self.upstream is not _V10 and member in ("statusUpdate", "artifactUpdate"):
-                frames.append(self._frames.item(synthesized_task(member, payload, self.cx, at)))
+                frames.append(self._frames.item(_synthesized_task(member, payload, self.cx, at)))
             frames.append(self._frames.item(hub))
             return frames, None, ends or v03_final is True
 
@@ -241,7 +437,7 @@ class StreamRelay:
 
     # ---- the client's side ----------------------------------------------------------------------
 
-    def _flush_held(self, out: list[bytes], *, final: bool) -> None:
+    def _flush_held(self, out: list[F], *, final: bool) -> None:
         held, self._held = self._held, None
         if held is None:
             return
@@ -251,9 +447,20 @@ class StreamRelay:
         if final:
             self._done = True
 
-    def _fail_into(self, out: list[bytes], error: GatewayError) -> None:
+    def _fail_into(self, out: list[F], error: GatewayError) -> None:
         """The gateway's own error: flush a held event (not final: the error ends the stream), then done."""
         self._flush_held(out, final=False)
         out.append(self._frames.gateway_error(error))
         self.events_out += 1
         self._done = True
+
+
+def sse_relay(*, client: Dialect, client_binding: Binding, upstream: Dialect, upstream_binding: Binding,
+              rpc_id: Any, cx: Cx, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+              history_length: int | None = None) -> StreamRelay[bytes, bytes]:
+    """A relay whose client reads SSE in `client`'s dialect over `client_binding` (JSON-RPC `rpc_id`)."""
+    if client_binding not in BINDINGS[client]:
+        raise ValueError(f"client: dialect {client.value} is not spoken over {client_binding.value}")
+    frames = SseFrames(client, client_binding, rpc_id, cx, cx.quirks.rest_v03_status_table)
+    return StreamRelay(frames, upstream=upstream, upstream_binding=upstream_binding, cx=cx,
+                       max_event_bytes=max_event_bytes, history_length=history_length)

@@ -16,18 +16,18 @@ from gateway.core.card import CARD_PATHS
 from gateway.core.types import Binding
 from gateway.observability import get_logger
 from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.handlers import agui, card, jsonrpc, push, rest
+from gateway.shell.doors import agui, card, jsonrpc, rest
 from gateway.shell.keys import (
     LIFECYCLE,
     METRICS,
     PUSH_SENDER,
     ROUTE_PREFIX,
     SERVED_BINDINGS,
-    SETTINGS,
     UPSTREAM,
 )
 from gateway.shell.lifecycle import Lifecycle, Process
 from gateway.shell.metrics import Metrics, MetricsPushCounter
+from gateway.shell.push import relay as push
 from gateway.shell.upstream import Upstream
 
 log = get_logger("gateway.app")
@@ -37,7 +37,6 @@ def build_app(settings: Settings) -> web.Application:
     """The gateway app: in front of `[upstream]` (the sidecar), or, with `[[routes]]`, one sub-app per
     route (gateway.shell.routes) and a 404 for paths no route matches."""
     app = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
-    app[SETTINGS] = settings
     metrics = app[METRICS] = Metrics()
     upstream = Upstream(settings.upstream, max_body_bytes=settings.limits.max_body_bytes,
                         max_connections=settings.limits.max_connections, metrics=metrics)

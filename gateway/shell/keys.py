@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from gateway.config import Settings
 from gateway.core.types import Binding
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.metrics import Metrics
-from gateway.shell.push_sender import PushSender
+from gateway.shell.push.sender import PushSender
 from gateway.shell.upstream import Upstream
 
-SETTINGS = web.AppKey("settings", Settings)  # as built; the settings in force are LIFECYCLE's (SIGHUP)
 UPSTREAM = web.AppKey("upstream", Upstream)
 SERVED_BINDINGS = web.AppKey("served_bindings", tuple[Binding, ...])
 SEALER = web.AppKey("push_sealer", object)   # gateway.core.push.PushSealer when the push relay is on
 PUSH_SENDER = web.AppKey("push_sender", PushSender)
 METRICS = web.AppKey("metrics", Metrics)
-LIFECYCLE = web.AppKey("lifecycle", Lifecycle)
+LIFECYCLE = web.AppKey("lifecycle", Lifecycle)  # its `settings` are the ones in force (SIGHUP)
 ROUTE_HOST = web.AppKey("route_host", str)  # a Host-matched [[routes]] sub-app's host
 ROUTE_NAME = web.AppKey("route_name", str)  # a [[routes]] sub-app's name (metrics, logs)
 ROUTE_PREFIX = web.AppKey("route_prefix", str)  # a [[routes]] sub-app's path prefix ("/agents/x")

@@ -24,7 +24,7 @@ from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
 from gateway import __version__
 from gateway.core.notes import Note
-from gateway.shell.push_sender import PushCounter
+from gateway.shell.push.sender import PushCounter
 
 __all__ = ["CONTENT_TYPE", "LATENCY_BUCKETS", "MULTIPROC_ENV", "Metrics", "MetricsPushCounter",
            "SupervisorMetrics", "multiprocess_registry", "outcome_label", "reference_markdown", "render"]
@@ -97,7 +97,7 @@ class Metrics:
         # labels() validates and locks on every call; an exchange's series are looked up once
         self._series: dict[tuple[str, ...], tuple[Counter, Histogram]] = {}
 
-    # ---- one exchange (handlers' finish) ---------------------------------------------------------
+    # ---- one exchange (the pipeline's finish) -----------------------------------------------------
 
     def exchange(self, *, operation: str, client_version: str, upstream_version: str, binding: str,
                  outcome: str, duration_s: float, notes: Iterable[Note] = (), route: str = "default") -> None:
@@ -108,6 +108,10 @@ class Metrics:
                                           self.duration.labels(route, operation, client_version, upstream_version))
         series[0].inc()
         series[1].observe(duration_s)
+        self.count_notes(notes)
+
+    def count_notes(self, notes: Iterable[Note]) -> None:
+        """Translation notes made outside an exchange's line (a push delivery's)."""
         for note in notes:
             self.notes.labels(note.code).inc()
 

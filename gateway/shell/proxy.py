@@ -1,6 +1,7 @@
-"""Carrying one parsed call to the agent and back, whatever the bindings: a byte-for-byte pass-through
-when the agent speaks the caller's version and binding, else a translated exchange (core.exchange),
-unary (with follow-up pages) or streamed. The handlers parse; this module moves bytes."""
+"""Carrying one parsed call to the agent and back, whatever the bindings: a byte-for-byte pass-through when
+the agent speaks the caller's version and binding, else a translated exchange (core.exchange), unary (with
+follow-up pages) or streamed, falling back to the agent's next interface when its REST binding lacks the
+operation. The doors parse; this module moves bytes. Errors are raised: the pipeline answers them."""
 
 from __future__ import annotations
 
@@ -11,93 +12,89 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
-from gateway.config import Settings
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
-from gateway.core.errors import GatewayError, UpstreamUnavailable
+from gateway.core.errors import UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
 from gateway.core.sse import encode_data
+from gateway.core.stream import ERROR_EVENT
 from gateway.core.types import Binding, Version
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
-from gateway.shell.keys import LIFECYCLE
+from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import PassThrough, Relay, pump, start_stream
-from gateway.shell.upstream import Upstream, read_bounded
+from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import public_base
 
+__all__ = ["Raw", "forward", "upstream_headers"]
+
 JSON = "application/json"
-CONTENT_TYPE = {Version.V03: JSON, Version.V10: JSON}
 REST_CONTENT_TYPE = {Version.V03: JSON, Version.V10: "application/a2a+json"}
 
 
-@dataclass(slots=True)
-class Context:
-    """What every exchange of one request needs from the app."""
+@dataclass(frozen=True, slots=True)
+class Raw:
+    """The client's request as it came, for a pass-through: method, raw path (no route prefix), query, body."""
 
-    request: web.Request
-    settings: Settings
-    upstream: Upstream
-    fields: dict[str, Any]
-    served_bindings: tuple[Binding, ...]
-    sealer: Any = None
+    method: str
+    path: str
+    query: Any
+    body: bytes
 
 
-def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Response:
-    response = web.Response(body=reply.body or None, status=reply.status, headers=headers)
-    if reply.body:
-        response.content_type = reply.content_type
-    return response
+class RouteMissing(Exception):
+    """The agent's REST binding has no route for this operation; try its next interface."""
 
 
-def _url(iface: Interface, path: str) -> str:
-    return iface.url if not path else iface.url.rstrip("/") + path
+async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
+    """Carry `call` to the best of the agent's interfaces: a pass-through when it speaks the caller's version
+    and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route."""
+    ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
+    iface, *others = ifaces
+    ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
+    if iface.version is call.version and iface.binding is call.binding:
+        ctx.fields["passthrough"] = True
+        response = await pass_through(ctx, iface, raw, call.op.streaming)
+        if not (others and call.binding is Binding.REST and isinstance(response, web.Response)
+                and route_missing(response.status, response.body)):
+            return response
+        ctx.fields["passthrough"] = False
+        ctx.fields.setdefault("fallback", []).append(f"{iface.version.value} {iface.binding.value}")
+        iface, *others = others
+    return await translated(ctx, call, iface, tuple(others))
 
 
-def _headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
+def upstream_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
+    """The headers of a request to `iface`: the client's end-to-end ones, the configured extras (in force)."""
     ctype = JSON if iface.binding is Binding.JSONRPC else REST_CONTENT_TYPE[iface.version]
     return upstream_request_headers(ctx.request.headers, iface.version, peer=ctx.request.remote,
                                     extra=ctx.settings.upstream.headers, content_type=ctype)
 
 
+def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
+    return Exchange(call, iface, quirks=ctx.settings.quirks, base_url=public_base(ctx.request, ctx.settings),
+                    bindings=ctx.served_bindings, sealer=ctx.sealer)
+
+
 async def translated(ctx: Context, call: Call, iface: Interface,
                      fallbacks: tuple[Interface, ...] = ()) -> web.StreamResponse:
-    """A call whose version or binding differs from the agent's interface. When the agent's REST
-    binding lacks the operation (a2a-sdk 0.3 has no push-config list or delete route), the call
-    goes to its next interface instead."""
-    exchange = Exchange(call, iface, quirks=ctx.settings.quirks,
-                        base_url=public_base(ctx.request, ctx.settings), bindings=ctx.served_bindings,
-                        sealer=ctx.sealer)
+    """A call whose version or binding differs from the agent's interface."""
+    exchange = exchange_for(ctx, call, iface)
     try:
         out = exchange.upstream_request()
         for url in exchange.webhooks:
-            await _vet_webhook(ctx, url)
+            await ctx.sealer.check_url(url)
         if call.op.streaming:
             return await _stream(ctx, exchange, out)
         return await _unary(ctx, exchange, out, fallback=bool(fallbacks))
     except RouteMissing:
         ctx.fields.setdefault("fallback", []).append(f"{iface.version.value} {iface.binding.value}")
         return await translated(ctx, call, fallbacks[0], fallbacks[1:])
-    except GatewayError as err:
-        ctx.fields.update(outcome=f"error {err.jsonrpc_code}", error=err.message)
-        return respond(exchange.error_reply(err))
     finally:
-        ctx.fields["notes"] = exchange.notes
+        ctx.notes.extend(exchange.notes)
 
 
-async def _vet_webhook(ctx: Context, url: str) -> None:
-    check = getattr(ctx.sealer, "check_url", None)
-    if check is not None:
-        await check(url)
-
-
-async def _send(ctx: Context, iface: Interface, out: Outgoing) -> tuple[int, AnyHeaders, bytes]:
-    url = _url(iface, out.path)
-    reply = await ctx.upstream.request(out.method, url, headers=_headers(ctx, iface), body=out.body,
-                                       query=out.query)
-    return reply.status, reply.headers, reply.body
-
-
-class RouteMissing(Exception):
-    """The agent's REST binding has no route for this operation; try its next interface."""
+def _url(iface: Interface, path: str) -> str:
+    return iface.url if not path else iface.url.rstrip("/") + path
 
 
 def route_missing(status: int, body: Any) -> bool:
@@ -113,25 +110,29 @@ def route_missing(status: int, body: Any) -> bool:
 
 async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool = False) -> web.Response:
     while True:
-        status, headers, body = await _send(ctx, exchange.upstream, out)
+        url = _url(exchange.upstream, out.path)
+        reply = await ctx.upstream.request(out.method, url, headers=upstream_headers(ctx, exchange.upstream),
+                                           body=out.body, query=out.query)
+        status, headers, body = reply.status, reply.headers, reply.body
         if fallback and exchange.upstream.binding is Binding.REST and route_missing(status, body):
             raise RouteMissing
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
-            ctx.fields["outcome"] = f"http {status}"
+            ctx.outcome = "error"
             return web.Response(body=body, status=status,
                                 headers=client_response_headers(headers, exchange.call.version))
         if status >= 500 and not _is_json(headers):
             raise UpstreamUnavailable(f"upstream agent answered HTTP {status}")
         step = exchange.client_reply(status, body)
         if isinstance(step, Done):
-            ctx.fields["outcome"] = "ok" if step.reply.status < 400 and b'"error"' not in step.reply.body[:64] \
-                else "error"
+            ctx.outcome = "error" if step.reply.error else "ok"
+            if step.reply.error:
+                ctx.fields.setdefault("error", "the agent answered an A2A error")
             return respond(step.reply, client_response_headers(headers, exchange.call.version))
         out = step.request
 
 
 async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamResponse:
-    headers = _headers(ctx, exchange.upstream)
+    headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
     resp = await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
                                    body=out.body, query=out.query)
@@ -144,69 +145,63 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
                 raise UpstreamUnavailable(f"upstream agent answered HTTP {resp.status}")
             step = exchange.client_reply(resp.status, data)
             assert isinstance(step, Done)
-            ctx.fields["outcome"] = "rejected"
-            if _sse_errors(exchange.call):
+            ctx.outcome = "rejected"
+            if exchange.src in exchange.op.sse_errors:
                 return await _sse_error(ctx, step.reply, resp.headers, client)
             return respond(step.reply, client_response_headers(resp.headers, client))
         stream = await start_stream(ctx.request, client_response_headers(resp.headers, client))
         relay = exchange.stream(max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
         ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
-        ctx.fields.update(outcome="stream", events=relay.events_out)
+        ctx.outcome = "stream"
+        ctx.fields["events"] = relay.events_out
         return stream
     finally:
         if not resp.closed:
             resp.close()
 
 
-def _sse_errors(call: Call) -> bool:
-    """Strict v0.3 JSON-RPC clients read `tasks/resubscribe` only as SSE, errors included (a2a-js)."""
-    return call.version is Version.V03 and call.binding is Binding.JSONRPC and call.op.name == "subscribe_to_task"
-
-
 async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Version) -> web.StreamResponse:
     stream = await start_stream(ctx.request, client_response_headers(headers, client))
-    await stream.write(encode_data(reply.body.decode(), event="error"))
+    await stream.write(encode_data(reply.body.decode(), event=ERROR_EVENT))
     await stream.write_eof()
     return stream
 
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay: Relay) -> int:
     written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
-                         lifecycle=ctx.request.app.get(LIFECYCLE),
-                         idle_timeout=ctx.settings.upstream.timeout.idle_stream)
+                         lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()
     return written
 
 
-async def pass_through(ctx: Context, iface: Interface, method: str, path: str, query: Any, body: bytes,
-                       streaming: bool) -> web.StreamResponse:
+async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool) -> web.StreamResponse:
     """Same version and binding on both sides: bytes go through untouched, both ways."""
     client = iface.version
-    headers = _headers(ctx, iface)
+    headers = upstream_headers(ctx, iface)
     if ctx.request.headers.get("Content-Type"):
         headers["Content-Type"] = ctx.request.headers["Content-Type"]
-    url = _url(iface, path)
+    url = _url(iface, raw.path)
     if not streaming:
-        reply = await ctx.upstream.request(method, url, headers=headers, body=body or None, query=query)
-        ctx.fields["outcome"] = f"http {reply.status}"
+        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+        ctx.outcome = "ok" if reply.status < 400 else "error"
         response = web.Response(body=reply.body, status=reply.status,
                                 headers=client_response_headers(reply.headers, client))
         if reply.body:
             response.content_type = reply.headers.get("Content-Type", JSON).split(";")[0]
         return response
     headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
-    resp = await ctx.upstream.open(method, url, headers=headers, body=body or None, query=query)
+    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
     try:
         if resp.content_type != "text/event-stream":
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
-            ctx.fields["outcome"] = f"http {resp.status}"
+            ctx.outcome = "rejected"
             response = web.Response(body=data, status=resp.status,
                                     headers=client_response_headers(resp.headers, client))
             response.content_type = resp.content_type
             return response
         stream = await start_stream(ctx.request, client_response_headers(resp.headers, client))
         ctx.fields["bytes"] = await _pump(ctx, stream, resp, PassThrough())
-        ctx.fields["outcome"] = "stream"
+        ctx.outcome = "stream"
         return stream
     finally:
         if not resp.closed:

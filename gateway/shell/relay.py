@@ -13,9 +13,12 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
-from gateway.core.errors import GatewayError, UpstreamUnavailable
+from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.sse import SseComment, encode
+from gateway.observability import get_logger
 from gateway.shell.lifecycle import Drained, Lifecycle
+
+log = get_logger("gateway.relay")
 
 SSE_HEADERS = {
     "Content-Type": "text/event-stream; charset=utf-8",
@@ -107,11 +110,14 @@ async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.S
 
 
 async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
-               heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None) -> int:
+               heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
+               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS) -> int:
     """Relay upstream chunks through `relay` until either side ends; returns bytes written.
     The upstream response is always released, also when the client has gone (write fails or the
     handler is cancelled). With a `lifecycle`, the stream is registered and counted, and the drain
-    ends it after its last complete event (`: draining`)."""
+    ends it after its last complete event (`: draining`). `keepalive` is written after `heartbeat`
+    seconds without a write; while the relay is `holding`, `release()` is called once the upstream
+    has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
     written = 0
     reader = upstream.content
     handle = None
@@ -131,7 +137,7 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
             if beat:
                 deadlines.append(last_write + heartbeat)
             if relay.holding:
-                deadlines.append(last_upstream + LOOKAHEAD_SECONDS)
+                deadlines.append(last_upstream + hold_seconds)
             wait = max(0.0, min(deadlines) - now)
             try:
                 chunk = await asyncio.wait_for(reader.readany(), timeout=wait)
@@ -140,13 +146,13 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
                 if now >= last_upstream + idle_timeout:
                     if handle is not None:
                         handle.upstream_error("timeout")
-                    out = relay.fail(UpstreamUnavailable(f"upstream stream idle for {idle_timeout:g} s"))
+                    out = relay.fail(UpstreamTimeout(f"upstream stream idle for {idle_timeout:g} s"))
                     written += await _write(response, out)
                     break
-                if relay.holding and now >= last_upstream + LOOKAHEAD_SECONDS:
+                if relay.holding and now >= last_upstream + hold_seconds:
                     out = relay.release()
                 elif beat and now >= last_write + heartbeat:
-                    out = KEEPALIVE
+                    out = keepalive
                 else:
                     continue
                 if out:
@@ -166,7 +172,13 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
                 break
             last_upstream = time.monotonic()
             for start in range(0, len(chunk), FEED_BYTES):
-                out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
+                try:
+                    out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
+                except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
+                    log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
+                    out = relay.fail(GatewayError(f"internal error: {type(exc).__name__}"))
+                    written += await _write(response, out)
+                    break
                 if out:
                     written += await _write(response, out)
                     last_write = time.monotonic()

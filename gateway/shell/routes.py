@@ -12,12 +12,12 @@ from aiohttp.web_urldispatcher import AbstractRuleMatching, MatchedSubAppResourc
 
 from gateway.config import RouteSettings, Settings
 from gateway.core.errors import GatewayError, UnknownOperation
-from gateway.core.exchange import error_reply
+from gateway.core.exchange import Reply
 from gateway.core.types import Binding, Version
-from gateway.shell.handlers.rest import caller_version
-from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, SETTINGS, UPSTREAM
+from gateway.shell.doors.rest import caller_version
+from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, UPSTREAM
 from gateway.shell.lifecycle import Lifecycle
-from gateway.shell.proxy import respond
+from gateway.shell.pipeline import A2ACaller, Context, serve
 from gateway.shell.upstream import Upstream
 
 __all__ = ["RouteRule", "install", "request_host"]
@@ -81,7 +81,6 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
     for route in sorted(settings.routes, key=_order):
         own = dataclasses.replace(settings, upstream=route.upstream, quirks=route.quirks, routes=())
         sub = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
-        sub[SETTINGS] = own
         sub[METRICS] = app[METRICS]
         sub[ROUTE_NAME] = route.name
         sub[ROUTE_PREFIX] = route.path_prefix
@@ -94,12 +93,14 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
     app.router.add_route("*", "/{path:.*}", _no_route)
 
 
-async def _no_route(request: web.Request) -> web.Response:
+async def _no_route(request: web.Request) -> web.StreamResponse:
     """No route matches: 404 in the A2A HTTP+JSON error shape of the caller's version."""
-    settings = request.app[LIFECYCLE].settings
-    err = UnknownOperation(f"no route serves {request.path[:200]!r}")
     try:
         version = caller_version(request)
     except GatewayError:  # an unsupported A2A-Version still gets the 404
         version = Version.V03 if request.path.startswith("/v1/") else Version.V10
-    return respond(error_reply(err, version, Binding.REST, None, settings.quirks))
+    return await serve(request, _no_route_door, A2ACaller(version, Binding.REST))
+
+
+async def _no_route_door(ctx: Context) -> Reply:
+    raise UnknownOperation(f"no route serves {ctx.request.path[:200]!r}")

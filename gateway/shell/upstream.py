@@ -17,8 +17,9 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from gateway.config import UpstreamSettings
 from gateway.core import jsoncodec
 from gateway.core.card import CARD_PATHS, Interface, UpstreamCard, read_upstream_card
-from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
+from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.notes import Cx
+from gateway.core.operations import Operation
 from gateway.core.types import Binding, Version
 from gateway.observability import get_logger, log_notes
 
@@ -182,7 +183,7 @@ class Upstream:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), delay)
 
-    async def interfaces(self, client: Version, binding: Binding, op: str = "") -> list[Interface]:
+    async def interfaces(self, client: Version, binding: Binding, op: Operation | None = None) -> list[Interface]:
         """Every usable interface, best first (see UpstreamCard.candidates); a fixed version in
         configuration skips discovery and uses the configured URL alone."""
         fixed = _FIXED.get(self.settings.version)
@@ -192,7 +193,7 @@ class Upstream:
         settings = self.settings
         if self._found_for[0] is not card or self._found_for[1] is not settings:
             self._found, self._found_for = {}, (card, settings)
-        key = (client, binding, op)  # operation names are the known operations': a bounded cache
+        key = (client, binding, op.name if op is not None else "")  # the known operations: a bounded cache
         found = self._found.get(key)
         if found is None:
             pinned = _BINDINGS.get(settings.binding)  # `upstream.binding` other than auto
@@ -232,7 +233,7 @@ class Upstream:
                     return Reply(resp.status, resp.headers, data)
         except TimeoutError:
             self._error("timeout")
-            raise UpstreamUnavailable("upstream agent timed out") from None
+            raise UpstreamTimeout("upstream agent timed out") from None
         except aiohttp.ClientError as exc:
             self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
@@ -252,7 +253,7 @@ class Upstream:
                                                   sock_read=None))
         except TimeoutError:
             self._error("timeout")
-            raise UpstreamUnavailable("upstream agent timed out") from None
+            raise UpstreamTimeout("upstream agent timed out") from None
         except aiohttp.ClientError as exc:
             self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None

@@ -1,5 +1,5 @@
 """core.push: routes sealed into webhook URLs and opened again (rotation, tampering, foreign keys,
-size), configs read back, and every branch of plan_delivery and the task fetch (wire-mapping §7)."""
+size), configs read back, and every branch of plan_delivery and the task fetch."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 from gateway.core import jsoncodec
+from gateway.core.card import Interface
 from gateway.core.errors import InvalidAgentResponse
+from gateway.core.exchange import Exchange
+from gateway.core.notes import Cx
 from gateway.core.push import (
     MAX_URL_CHARS,
     BadSeal,
@@ -19,10 +22,9 @@ from gateway.core.push import (
     PushSealer,
     PushUrlRejected,
     TamperedSeal,
+    fetched_task,
     notification_version,
     plan_delivery,
-    task_fetch,
-    task_from_reply,
 )
 from gateway.core.types import Binding, Version
 
@@ -227,6 +229,10 @@ def route(version: Version, *, token: str | None = "T", scheme: str | None = Non
     return ClientRoute("https://client.example/hook", token, scheme, creds, version, task_id, "cfg-1")
 
 
+def plan(route: ClientRoute, body: Any, *, upstream: Version) -> Delivery | NeedTask:
+    return plan_delivery(route, body, upstream=upstream, cx=Cx())
+
+
 def delivered(step: Delivery | NeedTask) -> tuple[dict[str, str], Any]:
     assert isinstance(step, Delivery), step
     assert step.url == "https://client.example/hook"
@@ -234,7 +240,7 @@ def delivered(step: Delivery | NeedTask) -> tuple[dict[str, str], Any]:
 
 
 def test_v10_task_push_becomes_the_v03_task() -> None:  # case 93 (task payload)
-    headers, body = delivered(plan_delivery(route(V03), {"task": V10_TASK}, upstream=V10))
+    headers, body = delivered(plan(route(V03), {"task": V10_TASK}, upstream=V10))
     assert body == V03_TASK
     assert headers == {"Content-Type": "application/json", "X-A2A-Notification-Token": "T"}
 
@@ -244,35 +250,35 @@ def test_v10_task_push_becomes_the_v03_task() -> None:  # case 93 (task payload)
                                                 "parts": [{"text": "hi"}]}},
                                    {"status_update": V10_STATUS["statusUpdate"]}])
 def test_v10_events_need_the_task_for_v03_clients(event: dict[str, Any]) -> None:  # cases 93/94
-    assert plan_delivery(route(V03), event, upstream=V10) == NeedTask("t1")
+    assert plan(route(V03), event, upstream=V10) == NeedTask("t1")
 
 
 def test_then_the_fetched_task_is_delivered_whole() -> None:  # case 94: the agent already appended
-    fetched = task_from_reply(200, jsoncodec.dumpb({"jsonrpc": "2.0", "id": "x", "result": V10_TASK}),
-                              upstream=V10, binding=Binding.JSONRPC)
-    _, body = delivered(plan_delivery(route(V03), fetched, upstream=V10))
+    fetched = fetch(Interface(V10, Binding.JSONRPC, "http://a/rpc"), 200,
+                    jsoncodec.dumpb({"jsonrpc": "2.0", "id": "x", "result": V10_TASK}))
+    _, body = delivered(plan(route(V03), fetched, upstream=V10))
     assert body["artifacts"][0]["parts"] == [{"kind": "text", "text": "hello world"}]
 
 
 def test_inline_route_without_task_takes_the_events_task_id() -> None:
-    assert plan_delivery(route(V03, task_id=""), V10_STATUS, upstream=V10) == NeedTask("t1")
+    assert plan(route(V03, task_id=""), V10_STATUS, upstream=V10) == NeedTask("t1")
 
 
 def test_v10_message_outside_any_task_reaches_v03_as_a_message() -> None:
     msg = {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}
-    _, body = delivered(plan_delivery(route(V03, task_id=""), msg, upstream=V10))
+    _, body = delivered(plan(route(V03, task_id=""), msg, upstream=V10))
     assert body == {"kind": "message", "messageId": "m", "role": "agent",
                     "parts": [{"kind": "text", "text": "hi"}]}
 
 
 def test_v03_client_credentials_become_authorization() -> None:  # case 95
-    step = plan_delivery(route(V03, scheme="Bearer", creds="x"), {"task": V10_TASK}, upstream=V10)
+    step = plan(route(V03, scheme="Bearer", creds="x"), {"task": V10_TASK}, upstream=V10)
     headers, _ = delivered(step)
     assert headers["Authorization"] == "Bearer x"
 
 
 def test_v03_bare_task_becomes_v10_stream_response() -> None:  # case 96
-    headers, body = delivered(plan_delivery(route(V10, scheme="Basic", creds="dTpw"), V03_TASK, upstream=V03))
+    headers, body = delivered(plan(route(V10, scheme="Basic", creds="dTpw"), V03_TASK, upstream=V03))
     assert body == {"task": V10_TASK}
     assert headers == {"Content-Type": "application/json", "X-A2A-Notification-Token": "T",
                        "A2A-Notification-Token": "T", "Authorization": "Basic dTpw"}
@@ -288,30 +294,30 @@ def test_v03_bare_task_becomes_v10_stream_response() -> None:  # case 96
     ({k: v for k, v in V03_TASK.items() if k != "kind"}, "task"),
 ])
 def test_v03_bare_events_become_the_matching_member(v03: dict[str, Any], member: str) -> None:
-    _, body = delivered(plan_delivery(route(V10), v03, upstream=V03))
+    _, body = delivered(plan(route(V10), v03, upstream=V03))
     assert list(body) == [member]
 
 
 def test_v03_unknown_shape_fetches_the_task() -> None:
-    assert plan_delivery(route(V10), {"taskId": "t1", "something": 1}, upstream=V03) == NeedTask("t1")
-    assert plan_delivery(route(V10), {"odd": True}, upstream=V03) == NeedTask("t1")
+    assert plan(route(V10), {"taskId": "t1", "something": 1}, upstream=V03) == NeedTask("t1")
+    assert plan(route(V10), {"odd": True}, upstream=V03) == NeedTask("t1")
     with pytest.raises(InvalidAgentResponse):
-        plan_delivery(route(V10, task_id=""), {"odd": True}, upstream=V03)
+        plan(route(V10, task_id=""), {"odd": True}, upstream=V03)
 
 
 @pytest.mark.parametrize(("version", "body"), [(V10, V10_STATUS), (V03, V03_STATUS)])
 def test_same_version_passes_the_body_through(version: Version, body: dict[str, Any]) -> None:
-    _, got = delivered(plan_delivery(route(version), body, upstream=version))
+    _, got = delivered(plan(route(version), body, upstream=version))
     assert got == body
 
 
 def test_no_token_no_token_header() -> None:
-    headers, _ = delivered(plan_delivery(route(V03, token=None), {"task": V10_TASK}, upstream=V10))
+    headers, _ = delivered(plan(route(V03, token=None), {"task": V10_TASK}, upstream=V10))
     assert headers == {"Content-Type": "application/json"}
 
 
 def test_scheme_without_credentials_sends_no_authorization() -> None:
-    headers, _ = delivered(plan_delivery(route(V03, scheme="Bearer"), {"task": V10_TASK}, upstream=V10))
+    headers, _ = delivered(plan(route(V03, scheme="Bearer"), {"task": V10_TASK}, upstream=V10))
     assert "Authorization" not in headers
 
 
@@ -322,7 +328,7 @@ def test_scheme_without_credentials_sends_no_authorization() -> None:
 ])
 def test_bodies_that_are_no_notification_for_this_route(body: Any, upstream: Version) -> None:
     with pytest.raises(InvalidAgentResponse):
-        plan_delivery(route(V03 if upstream is V10 else V10), body, upstream=upstream)
+        plan(route(V03 if upstream is V10 else V10), body, upstream=upstream)
 
 
 def test_notification_version_reads_the_shape() -> None:
@@ -337,36 +343,44 @@ def test_notification_version_reads_the_shape() -> None:
 # ---- fetching the task -------------------------------------------------------------------------------
 
 
+def fetch(iface: Interface, status: int, body: bytes) -> Any:
+    """The GetTask of a NeedTask, made through its exchange toward `iface`, its reply read back."""
+    exchange = Exchange(NeedTask("t1").call, iface)
+    exchange.upstream_request()
+    return fetched_task(exchange.read_reply(status, body))
+
+
 def test_task_fetch_per_version_and_binding() -> None:
-    rpc10 = task_fetch("t/1", upstream=V10, binding=Binding.JSONRPC, url="http://a/rpc", tenant="acme")
-    assert (rpc10.method, rpc10.url) == ("POST", "http://a/rpc")
+    def request(iface: Interface, task_id: str) -> Any:
+        return Exchange(NeedTask(task_id).call, iface).upstream_request()
+
+    rpc10 = request(Interface(V10, Binding.JSONRPC, "http://a/rpc", "acme"), "t/1")
+    assert (rpc10.method, rpc10.path) == ("POST", "")
     assert jsoncodec.loads(rpc10.body or b"") == {
-        "jsonrpc": "2.0", "id": "push-get-task", "method": "GetTask",
-        "params": {"id": "t/1", "tenant": "acme"}}
-    rpc03 = task_fetch("t1", upstream=V03, binding=Binding.JSONRPC, url="http://a/rpc")
+        "jsonrpc": "2.0", "id": "push-get-task", "method": "GetTask", "params": {"id": "t/1", "tenant": "acme"}}
+    rpc03 = request(Interface(V03, Binding.JSONRPC, "http://a/rpc"), "t1")
     assert jsoncodec.loads(rpc03.body or b"")["method"] == "tasks/get"
-    rest10 = task_fetch("t/1", upstream=V10, binding=Binding.REST, url="http://a/rest/", tenant="acme")
-    assert (rest10.method, rest10.url, rest10.body) == ("GET", "http://a/rest/acme/tasks/t%2F1", None)
-    assert task_fetch("t1", upstream=V03, binding=Binding.REST, url="http://a/rest").url == "http://a/rest/v1/tasks/t1"
+    rest10 = request(Interface(V10, Binding.REST, "http://a/rest/", "acme"), "t 1")
+    assert (rest10.method, rest10.path, rest10.body) == ("GET", "/acme/tasks/t%201", None)
+    assert request(Interface(V03, Binding.REST, "http://a/rest"), "t1").path == "/v1/tasks/t1"
 
 
 def test_task_from_reply_shapes_and_errors() -> None:
     v03 = {k: v for k, v in V03_TASK.items() if k != "kind"}
     reply = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": v03})
-    assert task_from_reply(200, reply, upstream=V03, binding=Binding.JSONRPC) == V03_TASK
+    assert fetch(Interface(V03, Binding.JSONRPC, "http://a"), 200, reply)["task"]["status"]["state"] == \
+        "TASK_STATE_COMPLETED"
     rest03 = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}
-    assert task_from_reply(200, jsoncodec.dumpb(rest03), upstream=V03, binding=Binding.REST)["status"] == {
-        "state": "completed"}
-    got = task_from_reply(200, jsoncodec.dumpb(V10_TASK), upstream=V10, binding=Binding.REST)
-    assert got == {"task": V10_TASK}
-    error = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1,
-                             "error": {"code": -32001, "message": "Task not found"}})
+    assert fetch(Interface(V03, Binding.REST, "http://a"), 200, jsoncodec.dumpb(rest03))["task"]["status"] == {
+        "state": "TASK_STATE_COMPLETED"}
+    assert fetch(Interface(V10, Binding.REST, "http://a"), 200, jsoncodec.dumpb(V10_TASK)) == {"task": V10_TASK}
+    error = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "Task not found"}})
     with pytest.raises(InvalidAgentResponse, match="-32001"):
-        task_from_reply(200, error, upstream=V10, binding=Binding.JSONRPC)
-    with pytest.raises(InvalidAgentResponse, match="404"):
-        task_from_reply(404, b"{}", upstream=V10, binding=Binding.REST)
+        fetch(Interface(V10, Binding.JSONRPC, "http://a"), 200, error)
+    with pytest.raises(InvalidAgentResponse, match="-32001"):
+        fetch(Interface(V10, Binding.REST, "http://a"), 404, b"{}")
     with pytest.raises(InvalidAgentResponse):
-        task_from_reply(200, b"nope", upstream=V10, binding=Binding.REST)
+        fetch(Interface(V10, Binding.REST, "http://a"), 200, b"nope")
     with pytest.raises(InvalidAgentResponse):
-        task_from_reply(200, jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": None}), upstream=V10,
-                        binding=Binding.JSONRPC)
+        fetch(Interface(V10, Binding.JSONRPC, "http://a"), 200,
+              jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": None}))

@@ -33,7 +33,7 @@ from gateway.core.errors import StreamError, UpstreamUnavailable
 from gateway.core.notes import Cx
 from gateway.core.quirks import Quirks
 from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseItem, SseParser, encode
-from gateway.core.stream import ERROR_EVENT, StreamRelay
+from gateway.core.stream import ERROR_EVENT, StreamRelay, sse_relay
 from gateway.core.types import Binding, Dialect
 from tests import oracle
 from tests.chunks import bytewise, chunkings, whole
@@ -66,7 +66,7 @@ class SseCase:
         return self.name
 
     def relay(self, cx: Cx | None = None) -> StreamRelay:
-        return StreamRelay(client=self.client, client_binding=self.client_binding, upstream=self.upstream,
+        return sse_relay(client=self.client, client_binding=self.client_binding, upstream=self.upstream,
                            upstream_binding=self.upstream_binding, rpc_id=self.rpc_id,
                            cx=cx if cx is not None else Cx(quirks=self.quirks),
                            max_event_bytes=self.max_event_bytes, history_length=self.history_length)
@@ -240,7 +240,7 @@ def v03_relay(**kw: Any) -> StreamRelay:
     args: dict[str, Any] = {"client": Dialect.V03RPC, "client_binding": Binding.JSONRPC,
                             "upstream": Dialect.V10, "upstream_binding": Binding.JSONRPC,
                             "rpc_id": 1, "cx": Cx()}
-    return StreamRelay(**{**args, **kw})
+    return sse_relay(**{**args, **kw})
 
 
 def results(data: bytes) -> list[tuple[str, bool | None]]:

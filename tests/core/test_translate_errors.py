@@ -371,6 +371,7 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "LimitExceeded": (-32600, 413, 413),        # transport status: the hint wins
     "StreamError": (-32006, 500, 502),
     "UpstreamUnavailable": (-32603, 502, 502),  # case 90
+    "UpstreamTimeout": (-32603, 502, 502),
     "InvalidEnvelope": (-32600, 400, 400),
     "EnvelopeTooDeep": (-32600, 413, 413),
 }

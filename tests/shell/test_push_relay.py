@@ -21,8 +21,8 @@ from gateway.core import jsoncodec
 from gateway.core.push import Delivery, PushSealer, PushUrlRejected
 from gateway.core.types import Version
 from gateway.shell.keys import PUSH_SENDER, SEALER
-from gateway.shell.push_sender import PushCounter, PushSender
-from gateway.shell.ssrf import GuardedResolver, check_url, is_blocked_address, parse_ip_literal
+from gateway.shell.push.sender import PushCounter, PushSender
+from gateway.shell.push.ssrf import GuardedResolver, check_url, is_blocked_address, parse_ip_literal
 
 KEY = bytes(range(32))
 KEY_B64 = base64.b64encode(KEY).decode()

@@ -13,8 +13,8 @@ from aiohttp.test_utils import TestClient
 
 from gateway.config import ConfigError, load
 from gateway.shell.app import build_app
-from gateway.shell.handlers.push import webhook_base
 from gateway.shell.keys import LIFECYCLE, METRICS
+from gateway.shell.push.relay import webhook_base
 from tests.fakes.agents import FakeAgent
 
 MSG_RPC03 = {"kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}

@@ -7,12 +7,14 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gateway.core import exchange
 from gateway.core.agui import a2ui
 from gateway.core.agui import events as ev
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.session import ThreadSession
+from gateway.core.operations import by_name
 from gateway.core.translate.enums import INTERRUPTED_V10, STATE_TO_V10
-from gateway.core.types import JsonObj
+from gateway.core.types import Binding, JsonObj, Version
 
 ACCEPTED_OUTPUT_MODES = ["text/plain", "application/json", a2ui.MIME_LEGACY, a2ui.MIME]
 _MEDIA_TYPES = frozenset({"image", "audio", "video", "document"})
@@ -46,6 +48,11 @@ class Call:
     operation: str                 # an OPERATIONS name: send_streaming_message | send_message | cancel_task
     params: JsonObj                # v1.0 params
     extensions: tuple[str, ...] = ()
+
+    def a2a(self, rpc_id: str) -> exchange.Call:
+        """The call as the exchange makes it: a v1.0 caller's, over JSON-RPC with `rpc_id` (the run's id),
+        so that any agent interface (either version, either binding) can be reached through the hub."""
+        return exchange.Call(by_name(self.operation), Version.V10, Binding.JSONRPC, self.params, rpc_id)
 
 
 @dataclass(slots=True)

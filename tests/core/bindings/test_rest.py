@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from gateway.core.bindings import rest
 from gateway.core.bindings.rest import MethodNotAllowed, Outgoing, RestCall
-from gateway.core.bindings.rest_fields import V03_NAMES, name_vars, to_json_names
-from gateway.core.bindings.rest_routes import ROUTES, TABLES
+from gateway.core.bindings.rest.fields import V03_NAMES, name_vars, to_json_names
+from gateway.core.bindings.rest.routes import ROUTES, TABLES
 from gateway.core.errors import (
     GatewayError,
     InvalidAgentResponse,

@@ -1,5 +1,6 @@
-"""The webhook the upstream agent calls: seal, token and body checked, 200 at once, then planned (task
-fetched when needed) and delivered in the background; plus installing the relay into the app."""
+"""The push relay's door, the webhook the upstream agent calls: seal, token and body checked, 200 at once,
+then planned (the task fetched through a GetTask exchange when needed) and delivered in the background,
+its notes logged and counted; plus installing the relay into the app."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, UpstreamUnavailable
+from gateway.core.exchange import Exchange, Reply
+from gateway.core.notes import Cx
 from gateway.core.push import (
     NONCE_BYTES,
     BadSeal,
@@ -23,23 +26,24 @@ from gateway.core.push import (
     Delivery,
     NeedTask,
     PushSealer,
+    fetched_task,
     notification_version,
     plan_delivery,
-    task_fetch,
-    task_from_reply,
 )
 from gateway.core.types import Binding, JsonObj, Version
-from gateway.observability import get_logger
+from gateway.observability import get_logger, log_notes
 from gateway.shell.headers import upstream_request_headers
-from gateway.shell.keys import PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, SETTINGS, UPSTREAM
-from gateway.shell.push_sender import MAX_BACKOFF_S, PushSender
-from gateway.shell.ssrf import Network, check_url
+from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, UPSTREAM
+from gateway.shell.pipeline import Context, PlainCaller, read_body, serve
+from gateway.shell.push.sender import MAX_BACKOFF_S, PushSender
+from gateway.shell.push.ssrf import Network, check_url
 
-__all__ = ["RelaySealer", "cleanup_ctx", "handle", "install", "webhook_base"]
+__all__ = ["OPERATION", "RelaySealer", "cleanup_ctx", "handle", "install", "webhook_base"]
 
 log = get_logger("gateway.push")
 
 JSON = "application/json"
+OPERATION = "push_notification"  # the metrics' and log's operation label of a webhook call
 _BEARER = "bearer "
 
 
@@ -106,7 +110,7 @@ async def cleanup_ctx(app: web.Application) -> AsyncIterator[None]:
         return
     await sender.start()
     yield
-    await sender.close(grace=min(5.0, app[SETTINGS].server.shutdown_grace_seconds))
+    await sender.close(grace=min(5.0, app[LIFECYCLE].settings.server.shutdown_grace_seconds))
 
 
 # ---- the webhook --------------------------------------------------------------------------------
@@ -129,23 +133,22 @@ def _token_ok(presented: list[str], expected: str) -> bool:
     return ok
 
 
-async def _read(request: web.Request, limit: int) -> bytes:
-    if request.content_length is not None and request.content_length > limit:
-        raise LimitExceeded()
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.content.iter_any():
-        size += len(chunk)
-        if size > limit:
-            raise LimitExceeded()
-        chunks.append(chunk)
-    return b"".join(chunks)
+async def handle(request: web.Request) -> web.StreamResponse:
+    return await serve(request, _door, PlainCaller("webhook", _status_of), operation=OPERATION)
 
 
-async def handle(request: web.Request) -> web.Response:
+def _status_of(err: GatewayError) -> int:
+    return 413 if isinstance(err, LimitExceeded) else 400
+
+
+def _empty(status: int) -> Reply:
+    return Reply(status, b"", error=status >= 400)
+
+
+async def _door(ctx: Context) -> web.StreamResponse | Reply:
     """POST {webhook_path}/{sealed}: 404/403 for a foreign/tampered seal, 401/403 for a missing/wrong
     token, 413/400 for an oversized/non-JSON body, 503 when the backlog is full, else 200 at once."""
-    app = request.app
+    request, app = ctx.request, ctx.app
     sealer = cast(PushSealer, app[SEALER])
     sender = app[PUSH_SENDER]
     sealed = request.match_info["sealed"]
@@ -155,72 +158,83 @@ async def handle(request: web.Request) -> web.Response:
     except BadSeal as err:
         sender.counter.add("bad_seal")
         log.warning("push_bad_seal", status=err.http_status, peer=request.remote)
-        return web.Response(status=err.http_status)
+        return _empty(err.http_status)
     presented = _presented(request.headers)
     if not _token_ok(presented, expected):
         status = 403 if presented else 401
         sender.counter.add("unauthorized")
         log.warning("push_unauthorized", status=status, peer=request.remote, task_id=route.task_id or None)
-        return web.Response(status=status)
+        return _empty(status)
+    ctx.bind(client_version=route.version)
     try:
-        body: Any = jsoncodec.loads(await _read(request, app[SETTINGS].push.max_body_bytes))
+        body: Any = jsoncodec.loads(await read_body(request, ctx.settings.push.max_body_bytes))
     except GatewayError as err:
         sender.counter.add("bad_body")
-        log.warning("push_bad_body", status=err.http_status, error=err.message, task_id=route.task_id or None)
-        return web.Response(status=413 if isinstance(err, LimitExceeded) else 400)
+        log.warning("push_bad_body", status=_status_of(err), error=err.message, task_id=route.task_id or None)
+        return _empty(_status_of(err))
     sender.counter.add("received")
     if not sender.submit(_relay(app, route, body)):
         return web.Response(status=503, headers={"Retry-After": "1"})
-    return web.Response(status=200)
+    return _empty(200)
 
 
 async def _relay(app: web.Application, route: ClientRoute, body: Any) -> None:
     fields: dict[str, Any] = {"task_id": route.task_id or None, "client_version": route.version.value}
     sender = app[PUSH_SENDER]
+    cx = Cx()
     try:
-        delivery = await _plan(app, route, body)
+        delivery = await _plan(app, route, body, cx)
     except GatewayError as err:
         sender.counter.add("dropped")
         log.warning("push_dropped", error=err.message, **fields)
         return
+    finally:
+        if cx.notes:   # loss is data here too: logged and counted like an exchange's
+            log_notes(log, cx.notes, event="push_notes", **fields)
+            app[METRICS].count_notes(cx.notes)
     await sender.deliver(delivery, **fields)
 
 
-async def _plan(app: web.Application, route: ClientRoute, body: Any) -> Delivery:
-    """plan_delivery, with the task fetched upstream (GetTask / tasks/get) when the client needs it."""
+async def _plan(app: web.Application, route: ClientRoute, body: Any, cx: Cx) -> Delivery:
+    """plan_delivery, with the task fetched upstream (a GetTask exchange) when the client needs it."""
     upstream = app[UPSTREAM]
     version = notification_version(body)
-    iface = None
     if version is None:
-        iface = await upstream.interface(route.version, Binding.JSONRPC)
-        version = iface.version
-    step = plan_delivery(route, body, upstream=version)
+        version = (await upstream.interfaces(route.version, Binding.JSONRPC))[0].version
+    step = plan_delivery(route, body, upstream=version, cx=cx)
     if isinstance(step, Delivery):
         return step
-    iface = iface or await upstream.interface(route.version, Binding.JSONRPC)
-    push = app[SETTINGS].push
+    push = app[LIFECYCLE].settings.push
     for attempt in range(1, push.max_attempts + 1):  # the upstream has its 200: retry transport failures
         try:
-            task = await _fetch_task(app, step, iface.version, iface.binding, iface.url, iface.tenant)
+            task = await _fetch_task(app, step, cx)
             break
         except UpstreamUnavailable as err:
             if attempt == push.max_attempts:
                 raise
             log.info("push_fetch_retry", attempt=attempt, error=err.message, task_id=step.task_id)
             await asyncio.sleep(min(MAX_BACKOFF_S, push.backoff_seconds * 2 ** (attempt - 1)))
-    again = plan_delivery(route, task, upstream=iface.version)
+    again = plan_delivery(route, task, upstream=Version.V10, cx=cx)
     if isinstance(again, NeedTask):
         raise InvalidAgentResponse("the fetched task is not a Task")
     return again
 
 
-async def _fetch_task(app: web.Application, need: NeedTask, version: Version, binding: Binding, url: str,
-                      tenant: str) -> JsonObj:
-    settings, upstream = app[SETTINGS], app[UPSTREAM]
-    fetch = task_fetch(need.task_id, upstream=version, binding=binding, url=url, tenant=tenant)
-    ctype = "application/a2a+json" if binding is Binding.REST and version is Version.V10 else JSON
-    headers = upstream_request_headers(CIMultiDict(), version, peer=None, extra=settings.upstream.headers,
-                                       content_type=ctype)
-    headers["Accept"] = JSON
-    reply = await upstream.request(fetch.method, fetch.url, headers=headers, body=fetch.body)
-    return task_from_reply(reply.status, reply.body, upstream=version, binding=binding)
+async def _fetch_task(app: web.Application, need: NeedTask, cx: Cx) -> JsonObj:
+    """The task, read in v1.0 through a GetTask exchange with the agent's best interface, with the headers
+    in force (a SIGHUP that rotates upstream.headers reaches this call too)."""
+    settings, upstream = app[LIFECYCLE].settings, app[UPSTREAM]
+    call = need.call
+    iface = (await upstream.interfaces(call.version, call.binding, call.op))[0]
+    exchange = Exchange(call, iface, quirks=settings.quirks)
+    try:
+        out = exchange.upstream_request()
+        ctype = "application/a2a+json" if iface.binding is Binding.REST and iface.version is Version.V10 else JSON
+        headers = upstream_request_headers(CIMultiDict(), iface.version, peer=None, extra=settings.upstream.headers,
+                                           content_type=ctype)
+        headers["Accept"] = JSON
+        url = iface.url if not out.path else iface.url.rstrip("/") + out.path
+        reply = await upstream.request(out.method, url, headers=headers, body=out.body, query=out.query)
+        return fetched_task(exchange.read_reply(reply.status, reply.body))
+    finally:
+        cx.notes.extend(exchange.notes)

@@ -1,6 +1,6 @@
 """HTTP+JSON requests of both versions: a client's (method, path, query, body) becomes its operation and
 params (`parse`), params become the upstream request (`build`), plus success statuses and bodies.
-Routes come from OPERATIONS via rest_routes; params are never translated between versions here."""
+What differs per operation is its RestShape row in OPERATIONS; params are never translated here."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from gateway.core import jsoncodec
-from gateway.core.bindings.rest_fields import (
+from gateway.core.bindings.rest.fields import (
     V03_NAMES,
     format_name,
     may_need_json_names,
@@ -19,7 +19,7 @@ from gateway.core.bindings.rest_fields import (
     query_value,
     to_json_names,
 )
-from gateway.core.bindings.rest_routes import Route, candidates, route_for
+from gateway.core.bindings.rest.routes import Route, candidates, route_for
 from gateway.core.errors import (
     GatewayError,
     InvalidAgentResponse,
@@ -28,12 +28,11 @@ from gateway.core.errors import (
     UnsupportedOperation,
 )
 from gateway.core.notes import DEFAULT_QUIRKS
-from gateway.core.operations import Operation
+from gateway.core.operations import Operation, RestShape
 from gateway.core.quirks import Quirks
 from gateway.core.types import JsonObj, Version
 
 V03, V10 = Version.V03, Version.V10
-_Key = tuple[str, Version]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,22 +65,15 @@ class MethodNotAllowed(UnknownOperation):
         self.allowed = allowed
 
 
-# POST routes whose body servers ignore: v0.3 cancel (`{"name"}`), subscribe by POST (both versions)
-_BODYLESS_POST: frozenset[_Key] = frozenset({("cancel_task", V03), ("subscribe_to_task", V03),
-                                             ("subscribe_to_task", V10)})
-# path-bound members that `build` still puts in the body, as real clients do
-_KEEP_IN_BODY: Mapping[_Key, frozenset[str]] = {
-    ("cancel_task", V03): frozenset({"name"}),         # PY03 client: {"name": "tasks/{id}"}
-    ("subscribe_to_task", V03): frozenset({"name"}),
-    ("create_push_config", V03): frozenset({"parent"}),
-    ("create_push_config", V10): frozenset({"taskId"}),  # a2a-python accepts it in the body too
-}
 _CREATE_REQUEST = ("parent", "configId", "config")  # members of the PY03 create-request body form
 _CONFIG_NAME = "tasks/{id}/pushNotificationConfigs/{configId}"
-_VERB: Mapping[_Key, Callable[[Quirks], str]] = {("subscribe_to_task", V03): lambda q: q.rest_subscribe_verb}
-_JS_STATUS: Mapping[str, int] = {"send_message": 201, "create_push_config": 201, "delete_push_config": 204}
-_EMPTY_RESULT = frozenset({"delete_push_config"})  # google.protobuf.Empty: {} or no body at all
-_READS_PROTO_NAMES = frozenset({"get_extended_card"})  # translate.agent_card reads them itself, noted
+
+
+def _shape(op: Operation, version: Version) -> RestShape:
+    shape = op.rest.get(version)
+    if shape is None:
+        raise UnsupportedOperation(f"{op.v10_method} has no A2A {version.value} HTTP+JSON route")
+    return shape
 
 
 # ---- parse: a client's request --------------------------------------------------------------------
@@ -95,8 +87,9 @@ def parse(method: str, path: str, query: Sequence[tuple[str, str]], body: bytes,
     op = route.op
     params = _PATH_IN[version](op, values)
     params.update(query_params(op.name, version, query))
-    if route.verb == "POST" and (op.name, version) not in _BODYLESS_POST:
-        params = _MERGE.get((op.name, version), _merge)(_body(body, version), params)
+    form = _shape(op, version).body
+    if route.verb == "POST" and form != "none":
+        params = (_merge_v03_create if form == "create_request" else _merge)(_body(body, version), params)
     if tenant:
         params["tenant"] = tenant
     return RestCall(op, version, params, tenant)
@@ -176,10 +169,6 @@ def _merge_v03_create(body: JsonObj, path: JsonObj) -> JsonObj:
     return {**path, "config": body}
 
 
-_MERGE: Mapping[_Key, Callable[[JsonObj, JsonObj], JsonObj]] = {
-    ("create_push_config", V03): _merge_v03_create,
-}
-
 
 # ---- build: the upstream request ------------------------------------------------------------------
 
@@ -187,13 +176,14 @@ def build(op: Operation, params: Any, version: Version, *, tenant: str = "",
           quirks: Quirks = DEFAULT_QUIRKS) -> Outgoing:
     """The HTTP request for `params` (the op's params in `version`'s REST dialect). v1.0: `tenant`
     (else the params' `tenant`) becomes the path prefix; v0.3 has no tenants."""
-    key = (op.name, version)
-    route = route_for(op, version, _VERB[key](quirks) if key in _VERB else None)
+    shape = _shape(op, version)
+    route = route_for(op, version, getattr(quirks, shape.verb_quirk) if shape.verb_quirk else None)
     if route is None:
         raise UnsupportedOperation(f"{op.v10_method} has no A2A {version.value} HTTP+JSON route")
     if params is not None and type(params) is not dict:
         raise TranslationError("$", "expected an object")
-    fields: JsonObj = _PREPARE.get(key, dict)(params or {})
+    create = shape.body == "create_request"
+    fields: JsonObj = _v03_create_request(params or {}) if create else dict(params or {})
     prefix = ""
     if version is V10:
         carried = fields.pop("tenant", "")
@@ -202,9 +192,9 @@ def build(op: Operation, params: Any, version: Version, *, tenant: str = "",
     values, bound = _PATH_OUT[version](route, fields)
     path = prefix + route.expand(values)
     if route.verb == "POST":
-        keep = _KEEP_IN_BODY.get(key, frozenset())
+        keep = shape.keep_in_body
         body = {k: v for k, v in fields.items() if k not in bound or k in keep}
-        return Outgoing("POST", path, (), jsoncodec.dumpb(_BODY_OUT.get(key, _as_is)(body, quirks)))
+        return Outgoing("POST", path, (), jsoncodec.dumpb(_v03_create_body(body, quirks) if create else body))
     query = tuple((k, query_value(v, f"$.{k}"))
                   for k, v in fields.items() if k not in bound and v is not None)
     return Outgoing(route.verb, path, query, None)
@@ -249,12 +239,6 @@ def _v03_create_body(request: JsonObj, quirks: Quirks) -> Any:
     return request.get("config", {}) if quirks.rest_push_create_body == "config" else request
 
 
-def _as_is(body: JsonObj, quirks: Quirks) -> Any:
-    return body
-
-
-_PREPARE: Mapping[_Key, Callable[[JsonObj], JsonObj]] = {("create_push_config", V03): _v03_create_request}
-_BODY_OUT: Mapping[_Key, Callable[[JsonObj, Quirks], Any]] = {("create_push_config", V03): _v03_create_body}
 
 
 # ---- replies ----------------------------------------------------------------------------------------
@@ -262,7 +246,7 @@ _BODY_OUT: Mapping[_Key, Callable[[JsonObj, Quirks], Any]] = {("create_push_conf
 def success_status(op: Operation, version: Version, quirks: Quirks) -> int:
     """200, or for v0.3 clients with Quirks.rest_success_codes "js": 201 (send, create) and 204 (delete)."""
     if version is V03 and quirks.rest_success_codes == "js":
-        return _JS_STATUS.get(op.name, 200)
+        return _shape(op, version).js_status
     return 200
 
 
@@ -277,7 +261,8 @@ def result_from_body(op: Operation, version: Version, body: bytes) -> Any:
     """An upstream 2xx reply as the op's result in `version`'s REST dialect (proto field names read as
     json names). Delete's Empty (no body, `{}`) is None. Anything else not a JSON object is the agent's
     fault (InvalidAgentResponse)."""
-    empty_ok = op.name in _EMPTY_RESULT
+    shape = _shape(op, version)
+    empty_ok = shape.empty_result
     if empty_ok and not body.strip():
         return None
     try:
@@ -288,6 +273,6 @@ def result_from_body(op: Operation, version: Version, body: bytes) -> Any:
         return None
     if type(value) is not dict:
         raise InvalidAgentResponse("agent reply is not a JSON object")
-    if op.name not in _READS_PROTO_NAMES and may_need_json_names(body, version):
+    if shape.rename_result and may_need_json_names(body, version):
         to_json_names(value, version)
     return value

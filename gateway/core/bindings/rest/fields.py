@@ -1,6 +1,6 @@
-"""Where HTTP+JSON request fields live besides the body: typed query parameters per operation and
-version, v0.3 resource names (`tasks/{id}`), and the ProtoJSON proto-name → json-name rewrite of
-bodies (free-form values untouched). Tables only; no routes (rest_routes) and no translation."""
+"""Where HTTP+JSON request fields live besides the body: typed query parameters and v0.3 resource names
+(`tasks/{id}`), both read from the OPERATIONS rows, and the ProtoJSON proto-name → json-name rewrite of
+bodies (free-form values untouched). No routes (routes.py) and no translation."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gateway.core.errors import TranslationError
+from gateway.core.operations import OPERATIONS, QueryType
 from gateway.core.translate.enums import V10_STATE_BY_NUMBER, V10_STATE_NUMBER
 from gateway.core.types import Version
 
@@ -55,18 +56,14 @@ def _timestamp(raw: str, at: str) -> str:
     return raw
 
 
-_PAGE: dict[str, QueryParser] = {"pageSize": _int32, "pageToken": _string}
+PARSERS: Mapping[QueryType, QueryParser] = {
+    "string": _string, "int32": _int32, "bool": _boolean, "task_state": _task_state, "timestamp": _timestamp,
+}
 
-# wire-mapping.md §1.2.1/§1.2.2 and the P03/P10 request messages: query fields by (operation, version)
+# query fields by (operation, version), typed as each operation's RestShape says
 QUERY: Mapping[tuple[str, Version], Mapping[str, QueryParser]] = {
-    ("get_task", Version.V03): {"historyLength": _int32},
-    ("list_push_configs", Version.V03): _PAGE,
-    ("get_task", Version.V10): {"historyLength": _int32},
-    ("list_tasks", Version.V10): {
-        "contextId": _string, "status": _task_state, **_PAGE, "historyLength": _int32,
-        "statusTimestampAfter": _timestamp, "includeArtifacts": _boolean,
-    },
-    ("list_push_configs", Version.V10): _PAGE,
+    (op.name, version): {name: PARSERS[kind] for name, kind in shape.query.items()}
+    for op in OPERATIONS for version, shape in op.rest.items() if shape.query
 }
 
 
@@ -106,16 +103,10 @@ def query_value(value: Any, at: str) -> str:
 
 # ---- v0.3 resource names --------------------------------------------------------------------------
 
-# P03 request messages: the member holding the resource name and its pattern; the `{vars}` are the
-# path variables of the operation's v0.3 routes in OPERATIONS (checked at import).
+# v0.3 proto request messages: the member holding the resource name and its pattern, per operation
 V03_NAMES: Mapping[str, tuple[str, str]] = {
-    "get_task": ("name", "tasks/{id}"),
-    "cancel_task": ("name", "tasks/{id}"),
-    "subscribe_to_task": ("name", "tasks/{id}"),
-    "create_push_config": ("parent", "tasks/{id}"),
-    "list_push_configs": ("parent", "tasks/{id}"),
-    "get_push_config": ("name", "tasks/{id}/pushNotificationConfigs/{configId}"),
-    "delete_push_config": ("name", "tasks/{id}/pushNotificationConfigs/{configId}"),
+    op.name: shape.resource for op in OPERATIONS
+    if (shape := op.rest.get(Version.V03)) is not None and shape.resource is not None
 }
 _VAR = re.compile(r"\{(\w+)\}")
 

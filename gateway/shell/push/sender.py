@@ -18,7 +18,7 @@ from aiohttp import web
 from gateway.config import PushSettings
 from gateway.core.push import Delivery, PushUrlRejected
 from gateway.observability import KeyCounter, get_logger
-from gateway.shell.ssrf import BlockedAddress, GuardedResolver, check_url
+from gateway.shell.push.ssrf import BlockedAddress, GuardedResolver, check_url
 
 __all__ = ["MAX_BACKOFF_S", "PUSH_COUNTER", "PushCounter", "PushSender"]
 

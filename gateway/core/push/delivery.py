@@ -1,17 +1,18 @@
 """Owns the delivery half of the push relay: each upstream notification planned into the POST the client's
-version expects, and the task snapshot fetched when it needs one. It must not seal or open routes."""
+version expects, and the GetTask call that fetches a task snapshot when it needs one. It must not seal or
+open routes, nor know how GetTask travels (the exchange of that call does)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 from gateway.core import jsoncodec
-from gateway.core.bindings import jsonrpc
-from gateway.core.errors import GatewayError, InvalidAgentResponse
+from gateway.core.errors import InvalidAgentResponse
+from gateway.core.exchange import Again, Call, Reply, Result
 from gateway.core.notes import Cx
-from gateway.core.push_seal import ClientRoute
+from gateway.core.operations import BY_NAME
+from gateway.core.push.seal import ClientRoute
 from gateway.core.translate.enums import STREAM_MEMBERS_V10
 from gateway.core.translate.events import infer_kind
 from gateway.core.translate.registry import translate
@@ -33,18 +34,22 @@ class Delivery:
 
 @dataclass(frozen=True)
 class NeedTask:
-    """The client needs the task snapshot: fetch it upstream and plan again with it."""
+    """The client needs the task snapshot: make `call` upstream (GetTask, read in v1.0), then plan again
+    with `{"task": <its result>}` as a v1.0 notification."""
 
     task_id: str
 
+    @property
+    def call(self) -> Call:
+        return Call(BY_NAME["get_task"], Version.V10, Binding.JSONRPC, {"id": self.task_id}, "push-get-task")
 
-def plan_delivery(route: ClientRoute, body: Any, *, upstream: Version) -> Delivery | NeedTask:
+
+def plan_delivery(route: ClientRoute, body: Any, *, upstream: Version, cx: Cx) -> Delivery | NeedTask:
     """An upstream notification (v1.0 StreamResponse, or a v0.3 Task or bare event) → what the client's
     version expects: v0.3 clients get the full v0.3 Task (fetched when the event is not one), v1.0
-    clients a StreamResponse. Raises GatewayError for a body that is no notification."""
+    clients a StreamResponse. Notes go to `cx`. Raises GatewayError for a body that is no notification."""
     if type(body) is not dict:
         raise InvalidAgentResponse("push notification body is not a JSON object")
-    cx = Cx()
     if upstream is Version.V10:
         member, payload = _v10_member(body)
         _check_task(route, _event_task_id(member, payload))
@@ -108,7 +113,7 @@ def _v03_task_id(kind: str | None, body: JsonObj) -> str:
 
 
 def _check_task(route: ClientRoute, task_id: str) -> None:
-    """S10 §4.3.3: a receiver MUST check the task id; the relay does it for the client."""
+    """A webhook receiver must check that a notification is about its task (S10 §4.3.3): the relay does it."""
     if route.task_id and task_id and task_id != route.task_id:
         raise InvalidAgentResponse("push notification is about another task than the one registered")
 
@@ -124,54 +129,14 @@ def _delivery(route: ClientRoute, body: Any) -> Delivery:
     return Delivery(route.url, headers, jsoncodec.dumpb(body))
 
 
-# ---- fetching the task snapshot ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class TaskFetch:
-    """The upstream call that reads a task: HTTP method, URL, body (None for GET)."""
-
-    method: str
-    url: str
-    body: bytes | None
-
-
-def task_fetch(task_id: str, *, upstream: Version, binding: Binding, url: str, tenant: str = "",
-               rpc_id: str = "push-get-task") -> TaskFetch:
-    """GetTask / tasks/get for the interface at `url` (JSON-RPC endpoint or REST base)."""
-    if binding is Binding.JSONRPC:
-        params: JsonObj = {"id": task_id}
-        if upstream is Version.V10 and tenant:
-            params["tenant"] = tenant
-        method = "GetTask" if upstream is Version.V10 else "tasks/get"
-        return TaskFetch("POST", url, jsoncodec.dumpb(jsonrpc.request_envelope(rpc_id, method, params)))
-    base, tid = url.rstrip("/"), quote(task_id, safe="")
-    if upstream is Version.V10:
-        prefix = f"/{quote(tenant, safe='')}" if tenant else ""
-        return TaskFetch("GET", f"{base}{prefix}/tasks/{tid}", None)
-    return TaskFetch("GET", f"{base}/v1/tasks/{tid}", None)
-
-
-def task_from_reply(status: int, body: bytes, *, upstream: Version, binding: Binding) -> JsonObj:
-    """The fetched task as a notification body of the upstream's version ({"task": …} or a v0.3 Task);
-    an A2A error or non-2xx reply is InvalidAgentResponse (not worth retrying)."""
-    if binding is Binding.JSONRPC:
-        reply = jsonrpc.parse_response(body)
-        if reply.error is not None:
-            raise InvalidAgentResponse(f"task fetch failed: {reply.error.get('code')} "
-                                       f"{str(reply.error.get('message'))[:200]}")
-        task = reply.result
-    else:
-        if not 200 <= status < 300:
-            raise InvalidAgentResponse(f"task fetch failed: HTTP {status}")
-        try:
-            task = jsoncodec.loads(body)
-        except GatewayError as err:
-            raise InvalidAgentResponse(f"task fetch reply is not JSON: {err.message}") from None
-        if upstream is Version.V03:
-            task = translate("task", task, src=Dialect.V03REST, dst=Dialect.V03RPC, cx=Cx())
-    if type(task) is not dict:
+def fetched_task(step: Result | Again | Reply) -> JsonObj:
+    """The notification to plan again with, from the read reply of a NeedTask's GetTask call: `{"task": …}`.
+    An A2A error or a reply that carries no Task is InvalidAgentResponse (not worth retrying)."""
+    if isinstance(step, Reply | Again):
+        raise InvalidAgentResponse("task fetch failed: the agent's reply could not be read")
+    if not step.ok:
+        error = step.value if type(step.value) is dict else {}
+        raise InvalidAgentResponse(f"task fetch failed: {error.get('code')} {str(error.get('message'))[:200]}")
+    if type(step.value) is not dict:
         raise InvalidAgentResponse("task fetch reply carries no Task")
-    if upstream is Version.V10:
-        return {"task": task}
-    return task if "kind" in task else {"kind": "task", **task}
+    return {"task": step.value}

@@ -1,5 +1,6 @@
-"""The front door's A2A wire: calls encoded per agent version (method, params dialect, headers) and
-v0.3 results lifted so that a v0.3 and a v1.0 agent replaying one scenario give the same AG-UI events."""
+"""The front door's A2A calls, carried by the exchange like every other door's: encoded per agent interface
+(method, params dialect, binding) and v0.3 results read through the v1.0 hub so that a v0.3 and a v1.0
+agent replaying one scenario give the same AG-UI events."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from typing import Any
 
 import pytest
 
-from gateway.core.agui import wire
 from gateway.core.agui.request import Call
-from gateway.core.types import Version
+from gateway.core.card import Interface
+from gateway.core.exchange import Exchange, Reply, Result
+from gateway.core.stream import HubItem
+from gateway.core.types import Binding, Version
 from tests.core.agui.conformance import validate
 from tests.core.agui.helpers import Driver, body, create, status, task, text, ui, user
 
@@ -19,23 +22,35 @@ def _call() -> Call:
     return Driver(body(user("hi"))).call  # type: ignore[return-value]
 
 
+def exchange(call: Call, version: Version, binding: Binding = Binding.JSONRPC, rpc_id: str = "r1") -> Exchange:
+    return Exchange(call.a2a(rpc_id), Interface(version, binding, "http://agent"))
+
+
+def encode(call: Call, version: Version, rpc_id: str = "r1", binding: Binding = Binding.JSONRPC) -> Any:
+    out = exchange(call, version, binding, rpc_id).upstream_request()
+    return json.loads(out.body or b"null") if binding is Binding.JSONRPC else out
+
+
 def test_v10_call() -> None:
-    out = wire.encode(_call(), Version.V10, "r1")
-    envelope = json.loads(out.body)
+    call = _call()
+    envelope = encode(call, Version.V10)
     assert envelope["method"] == "SendStreamingMessage" and envelope["id"] == "r1"
     assert envelope["params"]["message"]["role"] == "ROLE_USER"
-    assert out.headers == {
-        "Content-Type": "application/json",
-        "Accept": "text/event-stream",
-        "A2A-Version": "1.0",
-        "A2A-Extensions": "https://a2ui.org/a2a-extension/a2ui/v1.0",
-    }
-    assert out.streaming
+    assert call.extensions == ("https://a2ui.org/a2a-extension/a2ui/v1.0",)
+    assert call.a2a("r1").op.streaming
+
+
+def test_calls_reach_rest_only_agents_of_both_versions() -> None:
+    v10 = encode(_call(), Version.V10, binding=Binding.REST)
+    assert (v10.method, v10.path) == ("POST", "/message:stream")
+    assert json.loads(v10.body)["message"]["role"] == "ROLE_USER"
+    v03 = encode(_call(), Version.V03, binding=Binding.REST)
+    assert (v03.method, v03.path) == ("POST", "/v1/message:stream")
+    assert json.loads(v03.body)["message"]["content"] == [{"text": "hi"}]
 
 
 def test_v03_call() -> None:
-    out = wire.encode(_call(), Version.V03, "r1")
-    envelope = json.loads(out.body)
+    envelope = encode(_call(), Version.V03)
     assert envelope["method"] == "message/stream"
     assert envelope["params"]["message"] == {
         "kind": "message",
@@ -44,8 +59,6 @@ def test_v03_call() -> None:
         "parts": [{"kind": "text", "text": "hi"}],
         "extensions": ["https://a2ui.org/a2a-extension/a2ui/v1.0"],
     }
-    assert "A2A-Version" not in out.headers
-    assert out.headers["X-A2A-Extensions"] == "https://a2ui.org/a2a-extension/a2ui/v1.0"
 
 
 def test_v03_action_part_keeps_the_media_type_in_metadata() -> None:
@@ -55,7 +68,7 @@ def test_v03_action_part_keeps_the_media_type_in_metadata() -> None:
         "metadata": {"mimeType": "application/json+a2ui"},
     }
     call = Call("send_message", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [part]}})
-    params = json.loads(wire.encode(call, Version.V03, "x").body)["params"]
+    params = encode(call, Version.V03, "x")["params"]
     assert params["message"]["parts"] == [
         {
             "kind": "data",
@@ -129,10 +142,11 @@ V10_SCENARIO = [
 
 def _replay(version: Version, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     d = Driver(body(user("show")))
+    relay = exchange(Call("send_streaming_message", {}), version).hub_stream(max_event_bytes=1 << 20)
     for item in items:
-        result = wire.decode_bytes(json.dumps(_rpc(item)), version, "send_streaming_message")
-        assert result.item is not None
-        d.events += d.run.on_item(result.item)
+        for got in relay.feed(b"data: " + json.dumps(_rpc(item)).encode() + b"\n\n"):
+            assert got.item is not None
+            d.events += d.run.on_item(got.item)
     d.events += d.run.on_eof()
     return d.events
 
@@ -143,21 +157,23 @@ def test_v03_and_v10_agents_give_identical_streams() -> None:  # case 45
     assert v03 == v10
 
 
+def read(version: Version, operation: str, reply: Any, status: int = 200) -> Result | Reply:
+    ex = exchange(Call(operation, {"id": "T"} if operation == "cancel_task" else {}), version)
+    step = ex.read_reply(status, reply if isinstance(reply, bytes) else json.dumps(reply).encode())
+    assert isinstance(step, Result | Reply)
+    return step
+
+
 def test_errors_and_unary_results() -> None:
-    err = wire.decode(
-        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "nope"}}, Version.V03, "send_message"
-    )
-    assert err.error == {"code": -32001, "message": "nope"} and err.item is None
-    sent = wire.decode(
-        _rpc({"kind": "message", "messageId": "a", "role": "agent", "parts": []}), Version.V03, "send_message"
-    )
-    assert sent.item == {"message": {"messageId": "a", "role": "ROLE_AGENT", "parts": []}}
-    canceled = wire.decode(
-        _rpc({"id": "T", "contextId": "C", "status": {"state": "TASK_STATE_CANCELED"}}),
-        Version.V10,
-        "cancel_task",
-    )
-    assert canceled.item is not None and list(canceled.item) == ["task"]
+    err = read(Version.V03, "send_message", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "nope"}})
+    info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND",
+            "domain": "a2a-protocol.org"}
+    assert err == Result(False, {"code": -32001, "message": "nope", "data": [info]})  # read as the v1.0 error
+    sent = read(Version.V03, "send_message", _rpc({"kind": "message", "messageId": "a", "role": "agent", "parts": []}))
+    assert sent == Result(True, {"message": {"messageId": "a", "role": "ROLE_AGENT", "parts": []}})
+    canceled = read(Version.V10, "cancel_task",
+                    _rpc({"id": "T", "contextId": "C", "status": {"state": "TASK_STATE_CANCELED"}}))
+    assert isinstance(canceled, Result) and canceled.ok and canceled.value["id"] == "T"
 
 
 @pytest.mark.parametrize(
@@ -165,13 +181,13 @@ def test_errors_and_unary_results() -> None:
 )
 def test_broken_replies_are_protocol_errors(data: bytes) -> None:
     version = Version.V03 if b"bogus" in data else Version.V10
-    with pytest.raises(wire.ProtocolError):
-        wire.decode_bytes(data, version, "send_streaming_message")
+    relay = exchange(Call("send_streaming_message", {}), version).hub_stream(max_event_bytes=1 << 20)
+    (got,) = relay.feed(b"data: " + data + b"\n\n")
+    assert got == HubItem(fault=got.fault) and got.fault is not None and got.fault.jsonrpc_code == -32006
 
 
 def test_resubscribe_calls() -> None:
     call = Call("subscribe_to_task", {"id": "T1"})
-    v03 = json.loads(wire.encode(call, Version.V03, "r").body)
-    v10 = json.loads(wire.encode(call, Version.V10, "r").body)
+    v03, v10 = encode(call, Version.V03, "r"), encode(call, Version.V10, "r")
     assert (v03["method"], v03["params"]) == ("tasks/resubscribe", {"id": "T1"})
     assert (v10["method"], v10["params"]) == ("SubscribeToTask", {"id": "T1"})

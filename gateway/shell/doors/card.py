@@ -1,0 +1,52 @@
+"""The agent-card door: GET at both well-known paths, the upstream card (cached) translated for the caller's
+version, every interface pointing at the gateway, `Vary: A2A-Version`. Errors are REST errors of the
+caller's version (an agent that cannot be reached answers 502)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from gateway.core import jsoncodec
+from gateway.core.card import served_card
+from gateway.core.errors import GatewayError
+from gateway.core.exchange import Reply
+from gateway.core.notes import Cx
+from gateway.core.quirks import Quirks
+from gateway.core.types import Binding, Version
+from gateway.core.versions import client_version
+from gateway.shell.pipeline import A2ACaller, Context, serve
+from gateway.shell.urls import public_base
+
+HEADERS = {"Vary": "A2A-Version", "Cache-Control": "public, max-age=60"}
+OPERATION = "get_agent_card"  # the metrics' and log's operation label (no A2A operation fetches the card)
+
+
+class CardCaller(A2ACaller):
+    """A card reader: errors in the REST shape of its version, the agent's unavailability as 502."""
+
+    def error_reply(self, err: GatewayError, quirks: Quirks) -> Reply:
+        reply = super().error_reply(err, quirks)
+        if reply.status < 500 and err.jsonrpc_code == -32603:
+            return Reply(502, reply.body, reply.content_type, error=True)
+        return reply
+
+
+async def handle(request: web.Request) -> web.StreamResponse:
+    said = request.headers.get("A2A-Version", "")
+    caller = CardCaller(Version.V10 if said.strip().startswith("1") else Version.V03, Binding.REST)
+    response = await serve(request, _door, caller, operation=OPERATION)
+    response.headers["Vary"] = HEADERS["Vary"]
+    return response
+
+
+async def _door(ctx: Context) -> web.Response:
+    request = ctx.request
+    client = client_version(request.headers.get("A2A-Version"), request.query.get("A2A-Version"))
+    ctx.bind(client_version=client)
+    card = await ctx.upstream.card()
+    cx = Cx()
+    body = served_card(card, client=client, base_url=public_base(request, ctx.settings),
+                       bindings=ctx.served_bindings, cx=cx)
+    ctx.notes.extend(cx.notes)
+    ctx.outcome = "ok"
+    return web.Response(body=jsoncodec.dumpb(body), status=200, headers=HEADERS, content_type="application/json")

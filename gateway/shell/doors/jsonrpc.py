@@ -1,0 +1,34 @@
+"""The JSON-RPC door: body bytes → envelope → the caller's version (header or query parameter, cross-checked
+by the method's spelling) → shell.proxy. Its errors are JSON-RPC errors of the caller's version, with its id."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from gateway.core.bindings import jsonrpc
+from gateway.core.exchange import Call
+from gateway.core.operations import by_method
+from gateway.core.types import Binding, Version
+from gateway.core.versions import check_method_version, client_version, method_version, version_declared
+from gateway.shell.pipeline import A2ACaller, Context, read_body, serve
+from gateway.shell.proxy import Raw, forward
+
+
+async def handle(request: web.Request) -> web.StreamResponse:
+    return await serve(request, _door, A2ACaller(Version.V03, Binding.JSONRPC))
+
+
+async def _door(ctx: Context) -> web.StreamResponse:
+    caller = ctx.caller
+    assert isinstance(caller, A2ACaller)
+    body = await read_body(ctx.request, ctx.settings.limits.max_body_bytes)
+    rpc = jsonrpc.parse_request(body)
+    caller.rpc_id = rpc.id
+    caller.version = spelled = method_version(rpc.method)   # an error is answered in the method's dialect
+    header, query = ctx.request.headers.get("A2A-Version"), ctx.request.query.get("A2A-Version")
+    caller.version = client = check_method_version(spelled, client_version(header, query),
+                                                   version_declared(header, query), ctx.settings.server.version_mode)
+    ctx.bind(method=rpc.method, client_version=client)
+    op, _ = by_method(rpc.method)
+    ctx.bind(operation=op.name)
+    return await forward(ctx, Call(op, client, Binding.JSONRPC, rpc.params, rpc.id), Raw("POST", "", (), body))

@@ -1,0 +1,192 @@
+"""Owns the one path every request takes through the gateway: its context (request id, the settings in force,
+who is calling and in what shape its errors must go), the boundary that turns any GatewayError or unexpected
+exception into the caller's error reply, and the exchange's one log line and its metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from aiohttp import web
+from multidict import CIMultiDict
+
+from gateway.config import Settings
+from gateway.core import jsoncodec
+from gateway.core.bindings import jsonrpc
+from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded
+from gateway.core.exchange import Reply, error_reply
+from gateway.core.notes import Note
+from gateway.core.quirks import Quirks
+from gateway.core.types import Binding, Version
+from gateway.core.versions import method_version
+from gateway.observability import bind_exchange, bound, clear, get_logger, log_exchange
+from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.lifecycle import Lifecycle
+from gateway.shell.metrics import Metrics
+from gateway.shell.upstream import Upstream
+
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "read_body", "respond", "serve"]
+
+log = get_logger("gateway.exchange")
+
+JSON = "application/json"
+
+
+class Caller(Protocol):
+    """Who is calling, as far as the door has read: the shape every error answered to it must take."""
+
+    @property
+    def label(self) -> str:
+        """The metrics' and log's `binding` label."""
+        ...
+
+    def error_reply(self, err: GatewayError, quirks: Quirks) -> Reply: ...
+
+
+@dataclass(slots=True)
+class A2ACaller:
+    """An A2A client: errors are A2A errors of its version and binding, with its JSON-RPC id."""
+
+    version: Version
+    binding: Binding
+    rpc_id: Any = None
+
+    @property
+    def label(self) -> str:
+        return self.binding.value
+
+    def error_reply(self, err: GatewayError, quirks: Quirks) -> Reply:
+        if isinstance(err, jsonrpc.EnvelopeFacts):   # a rejected JSON-RPC envelope: the id and method read
+            method = jsonrpc.rpc_method_of(err)
+            version = method_version(method) if method else self.version
+            return error_reply(err, version, self.binding, jsonrpc.rpc_id_of(err), quirks)
+        return error_reply(err, self.version, self.binding, self.rpc_id, quirks)
+
+
+@dataclass(slots=True)
+class PlainCaller:
+    """A caller that is no A2A client (the agent posting to the push webhook, an AG-UI client before its
+    stream): errors are a status and a JSON `{"error": {"code", "message"}}`."""
+
+    label: str
+    status_of: Callable[[GatewayError], int] = lambda err: err.http_status
+
+    def error_reply(self, err: GatewayError, quirks: Quirks) -> Reply:
+        body = {"error": {"code": err.reason.lower(), "message": err.message}}
+        return Reply(self.status_of(err), jsoncodec.dumpb(body), error=True)
+
+
+class Context:
+    """One request on its way through the gateway: what every door and the proxy need of the app, and what
+    the exchange's log line and metrics will say."""
+
+    __slots__ = ("app", "caller", "fields", "lifecycle", "notes", "outcome", "request", "request_id", "settings",
+                 "started")
+
+    def __init__(self, request: web.Request, caller: Caller) -> None:
+        app = request.app
+        self.request = request
+        self.app = app
+        self.lifecycle: Lifecycle = app[LIFECYCLE]
+        self.settings: Settings = self.lifecycle.settings   # the settings in force (SIGHUP replaces them)
+        self.caller = caller
+        self.request_id = request.headers.get("X-Request-Id") or os.urandom(16).hex()  # 32 hex, as uuid4().hex
+        self.fields: dict[str, Any] = {}   # more fields of the log line (error, fallback, events, bytes, …)
+        self.notes: list[Note] = []        # the exchange's translation notes, logged and counted once
+        self.outcome: str | None = None    # ok, stream, error, rejected; None: decided from the reply
+        self.started = time.monotonic()
+
+    @property
+    def upstream(self) -> Upstream:
+        """The agent this app serves (a [[routes]] root app has none: each route's sub-app has its own)."""
+        return self.app[UPSTREAM]
+
+    @property
+    def metrics(self) -> Metrics:
+        return self.app[METRICS]
+
+    @property
+    def sealer(self) -> Any:
+        return self.app.get(SEALER)
+
+    @property
+    def served_bindings(self) -> tuple[Binding, ...]:
+        return self.app[SERVED_BINDINGS]
+
+    def bind(self, **fields: Any) -> None:
+        """Fields every line of this exchange carries (operation, versions, method, …)."""
+        bind_exchange(**fields)
+
+    def fail(self, err: GatewayError) -> Reply:
+        """The caller's error reply for `err`, recorded as the exchange's outcome."""
+        self.outcome = self.outcome if self.outcome == "rejected" else "error"
+        self.fields.update(error=err.message, code=err.jsonrpc_code)
+        return self.caller.error_reply(err, self.settings.quirks)
+
+
+Door = Callable[[Context], Awaitable["web.StreamResponse | Reply"]]
+
+
+def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Response:
+    response = web.Response(body=reply.body or None, status=reply.status, headers=headers)
+    if reply.body:
+        response.content_type = reply.content_type
+    return response
+
+
+async def read_body(request: web.Request, limit: int) -> bytes:
+    """The request body, refused past `limit` bytes (LimitExceeded) without reading the rest."""
+    if request.content_length is not None and request.content_length > limit:
+        raise LimitExceeded(f"request body larger than {limit} bytes")
+    chunks, size = [], 0
+    async for chunk in request.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            raise LimitExceeded(f"request body larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def serve(request: web.Request, door: Door, caller: Caller, *,
+                operation: str | None = None) -> web.StreamResponse:
+    """Run `door` for `request`: the one boundary (every GatewayError and every unexpected exception becomes
+    the caller's error reply, the latter with its traceback logged), then the one log line and the metrics."""
+    clear()
+    ctx = Context(request, caller)
+    bind_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
+                  operation=operation)
+    try:
+        result = await door(ctx)
+        response = respond(result) if isinstance(result, Reply) else result
+        if isinstance(result, Reply) and ctx.outcome is None:
+            ctx.outcome = "error" if result.error else "ok"
+    except GatewayError as err:
+        response = respond(ctx.fail(err))
+    except (asyncio.CancelledError, ConnectionResetError):
+        raise   # the client left: the lifecycle counts it as cancelled
+    except Exception as exc:   # the top-level guard: a bug must still answer in the caller's shape
+        log.exception("internal_error", error=f"{type(exc).__name__}: {exc}")
+        response = respond(ctx.fail(GatewayError(f"internal error: {type(exc).__name__}")))
+    finish(ctx, response)
+    return response
+
+
+def finish(ctx: Context, response: web.StreamResponse) -> None:
+    """Stamp the request id, write the one log line of the exchange and count it in the metrics."""
+    if not response.prepared:
+        response.headers["X-Request-Id"] = ctx.request_id
+    duration = time.monotonic() - ctx.started
+    outcome = ctx.outcome or ("ok" if response.status < 400 else "error")
+    log_exchange(notes=ctx.notes, status=response.status, duration_ms=round(duration * 1000, 2), outcome=outcome,
+                 **ctx.fields)
+    at = bound()
+    ctx.metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),
+                         client_version=str(at.get("client_version", "")),
+                         upstream_version=str(at.get("upstream_version", "")), binding=str(at.get("binding", "")),
+                         outcome=outcome, duration_s=duration, notes=ctx.notes)
+    if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
+        ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated

@@ -1,4 +1,4 @@
-"""Version negotiation (wire-mapping.md §2): `A2A-Version` detection, the method-spelling cross-check,
+"""Version negotiation: `A2A-Version` detection, the method-spelling cross-check,
 passthrough and extension headers. It reads header values and method names only, never a body."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ EXTENSIONS_HEADER = "A2A-Extensions"  # v1.0
 LEGACY_EXTENSIONS_HEADER = "X-A2A-Extensions"  # v0.3
 VARY_HEADER = "Vary"
 
-# The extension header each version speaks (§2.1, cases 8-9)
+# The extension header each version speaks: v0.3 SDKs read and write X-A2A-Extensions, v1.0 A2A-Extensions
 EXTENSIONS_HEADER_FOR: dict[Version, str] = {
     Version.V03: LEGACY_EXTENSIONS_HEADER,
     Version.V10: EXTENSIONS_HEADER,
@@ -66,7 +66,8 @@ def method_version(method: str) -> Version:
 
 def check_method_version(method_version: Version, declared: Version, declared_explicitly: bool,
                          mode: VersionMode) -> Version:
-    """§2.4 rule 1: the method spelling decides the dialect. Lenient mode follows it; strict mode
+    """The method spelling decides the dialect of the params (it cannot lie about their shape, a header
+    can). Lenient mode follows it; strict mode
     rejects a declared version (absent counts as 0.3) that contradicts it with -32009."""
     if mode == "strict" and declared is not method_version:
         said = (f"A2A-Version {declared.value}" if declared_explicitly
@@ -83,7 +84,8 @@ def is_passthrough(client: Version, upstream: Version, client_binding: Binding,
 
 
 def upstream_version_headers(upstream: Version) -> dict[str, str]:
-    """§2.4 rule 5: always state the target version upstream, never copy the caller's."""
+    """Always state the target version upstream, never copy the caller's: a v1.0 agent refuses a v1.0
+    method without `A2A-Version: 1.0` (a2a-python 1.x answers -32009), and a v0.3 agent ignores it."""
     return {VERSION_HEADER: upstream.value}
 
 

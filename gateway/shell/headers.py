@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.core.types import Version
-from gateway.core.versions import merge_extensions
+from gateway.core.versions import EXTENSIONS_HEADER_FOR, merge_extensions, upstream_version_headers
 
 AnyHeaders = CIMultiDictProxy[str] | CIMultiDict[str]
 
@@ -20,7 +20,6 @@ HOP_BY_HOP = frozenset({
 OWNED = frozenset({"host", "content-length", "content-type", "content-encoding", "accept-encoding",
                    "a2a-version", "a2a-extensions", "x-a2a-extensions"})
 _NOT_COPIED = HOP_BY_HOP | OWNED
-EXTENSIONS = {Version.V03: "X-A2A-Extensions", Version.V10: "A2A-Extensions"}
 
 
 def _end_to_end(headers: AnyHeaders) -> CIMultiDict[str]:
@@ -38,11 +37,10 @@ def upstream_request_headers(client: AnyHeaders, upstream: Version, *, peer: str
     out.update(extra)
     out["Content-Type"] = content_type
     out["Accept-Encoding"] = "identity"
-    if upstream is Version.V10:
-        out["A2A-Version"] = "1.0"
+    out.update(upstream_version_headers(upstream))
     ext = merge_extensions(client.get("X-A2A-Extensions"), client.get("A2A-Extensions"))
     if ext:
-        out[EXTENSIONS[upstream]] = ext
+        out[EXTENSIONS_HEADER_FOR[upstream]] = ext
     if peer:
         prior = client.get("X-Forwarded-For")
         out["X-Forwarded-For"] = f"{prior}, {peer}" if prior else peer
@@ -55,5 +53,5 @@ def client_response_headers(upstream: AnyHeaders, client: Version) -> CIMultiDic
     out = _end_to_end(upstream)
     ext = merge_extensions(upstream.get("X-A2A-Extensions"), upstream.get("A2A-Extensions"))
     if ext:
-        out[EXTENSIONS[client]] = ext
+        out[EXTENSIONS_HEADER_FOR[client]] = ext
     return out

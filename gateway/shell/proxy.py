@@ -19,6 +19,7 @@ from gateway.core.exchange import Call, Done, Exchange, Reply
 from gateway.core.sse import encode_data
 from gateway.core.stream import ERROR_EVENT
 from gateway.core.types import Binding, Version
+from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import PassThrough, Relay, pump, start_stream
@@ -51,7 +52,7 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
     iface, *others = ifaces
     ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
-    if iface.version is call.version and iface.binding is call.binding:
+    if is_passthrough(call.version, iface.version, call.binding, iface.binding):
         ctx.fields["passthrough"] = True
         response = await pass_through(ctx, iface, raw, call.op.streaming)
         if not (others and call.binding is Binding.REST and isinstance(response, web.Response)

@@ -1,4 +1,4 @@
-"""The compact form of an A2UI surface log (agui-a2ui.md §3.5): its last `createSurface`, one `updateComponents`
+"""The compact form of an A2UI surface log: its last `createSurface`, one `updateComponents`
 merged by component id and one root `updateDataModel`; any log it cannot fold exactly is kept as it is."""
 
 from __future__ import annotations

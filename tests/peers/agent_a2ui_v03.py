@@ -6,7 +6,7 @@ from __future__ import annotations
 import a2ui_common as scenario
 import peer_common as common
 from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.apps import A2AStarletteApplication
+from a2a.server.apps import A2ARESTFastAPIApplication, A2AStarletteApplication
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
@@ -70,14 +70,15 @@ class A2uiExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(base: str) -> object:
+def build_app(base: str, rest_only: bool) -> object:
+    """JSON-RPC only, or (`rest_only`) HTTP+JSON only: the card lists the one binding served."""
     card = AgentCard(
         name="a2ui test peer (a2a-sdk 0.3)",
         description="Paints A2UI surfaces",
         version="1.0.0",
         protocol_version="0.3.0",
-        url=base + common.JSONRPC_PATH,
-        preferred_transport="JSONRPC",
+        url=base if rest_only else base + common.JSONRPC_PATH,  # a REST base: /v1/... and the card at the root
+        preferred_transport="HTTP+JSON" if rest_only else "JSONRPC",
         capabilities=AgentCapabilities(
             streaming=True,
             extensions=[
@@ -93,13 +94,15 @@ def build_app(base: str) -> object:
         skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
     )
     handler = DefaultRequestHandler(agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore())
+    if rest_only:
+        return A2ARESTFastAPIApplication(agent_card=card, http_handler=handler).build(rpc_url="")
     return A2AStarletteApplication(agent_card=card, http_handler=handler).build(rpc_url=common.JSONRPC_PATH)
 
 
 def main() -> None:
-    args = common.agent_argparser("a2a-sdk 0.3.x A2UI test agent").parse_args()
+    args = common.agent_argparser("a2a-sdk 0.3.x A2UI test agent (--rest: HTTP+JSON only)").parse_args()
     sock = common.bind(args.host, args.port)
-    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}"), sock)
+    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}", args.rest), sock)
 
 
 if __name__ == "__main__":

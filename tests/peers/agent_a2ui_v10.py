@@ -9,7 +9,7 @@ from a2a.helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, Part
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
@@ -73,17 +73,16 @@ class A2uiExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(base: str) -> Starlette:
+def build_app(base: str, rest_only: bool) -> Starlette:
+    """JSON-RPC only, or (`rest_only`) HTTP+JSON only: the card lists the one binding served."""
+    binding, path = ((TransportProtocol.HTTP_JSON.value, common.REST_PATH) if rest_only
+                     else (TransportProtocol.JSONRPC.value, common.JSONRPC_PATH))
     card = AgentCard(
         name="a2ui test peer (a2a-sdk 1.x)",
         description="Paints A2UI surfaces",
         version="1.0.0",
         supported_interfaces=[
-            AgentInterface(
-                url=base + common.JSONRPC_PATH,
-                protocol_binding=TransportProtocol.JSONRPC.value,
-                protocol_version=PROTOCOL_VERSION_1_0,
-            )
+            AgentInterface(url=base + path, protocol_binding=binding, protocol_version=PROTOCOL_VERSION_1_0)
         ],
         capabilities=AgentCapabilities(
             streaming=True,
@@ -102,15 +101,15 @@ def build_app(base: str) -> Starlette:
     handler = DefaultRequestHandler(
         agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore(), agent_card=card
     )
-    return Starlette(
-        routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, common.JSONRPC_PATH)]
-    )
+    routes = (create_rest_routes(handler, path_prefix=common.REST_PATH) if rest_only
+              else create_jsonrpc_routes(handler, common.JSONRPC_PATH))
+    return Starlette(routes=[*create_agent_card_routes(card), *routes])
 
 
 def main() -> None:
-    args = common.agent_argparser("a2a-sdk 1.x A2UI test agent").parse_args()
+    args = common.agent_argparser("a2a-sdk 1.x A2UI test agent (--rest: HTTP+JSON only)").parse_args()
     sock = common.bind(args.host, args.port)
-    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}"), sock)
+    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}", args.rest), sock)
 
 
 if __name__ == "__main__":

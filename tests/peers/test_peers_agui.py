@@ -33,8 +33,9 @@ ACTION = {
 }
 
 
-def _start(generation: Generation) -> Agent:
-    args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_a2ui_{generation}.py"), "--port", "0"]
+def _start(generation: Generation, binding: str) -> Agent:
+    args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_a2ui_{generation}.py"), "--port", "0",
+            *(["--rest"] if binding == "rest" else [])]
     fd, log_name = tempfile.mkstemp(prefix=f"peer-a2ui-{generation}-", suffix=".log")
     with os.fdopen(fd, "w") as log:
         process = subprocess.Popen(
@@ -45,10 +46,13 @@ def _start(generation: Generation) -> Agent:
     return agent
 
 
-@pytest.fixture(scope="module", params=["v10", "v03"])
+# the agent serves one binding: JSON-RPC, or HTTP+JSON only (the door plans a v1.0 call, the exchange carries it)
+@pytest.fixture(scope="module", params=[("v10", "jsonrpc"), ("v03", "jsonrpc"), ("v10", "rest"), ("v03", "rest")],
+                ids="-".join)
 def gateway(request: pytest.FixtureRequest) -> Iterator[tuple[str, Gateway, Agent]]:
-    with _start(request.param) as agent, run_gateway(agent.base_url) as gw:
-        yield request.param, gw, agent
+    generation, binding = request.param
+    with _start(generation, binding) as agent, run_gateway(agent.base_url) as gw:
+        yield generation, gw, agent
 
 
 def _activities(run: dict[str, Any]) -> dict[str, list[str]]:

@@ -12,10 +12,9 @@ from collections import OrderedDict
 from datetime import UTC, datetime
 
 from gateway.core.types import JsonObj
-from gateway.shell.demo_agent_proto import RpcError, invalid_params, parse_timestamp
+from gateway.demo.proto import RpcError, invalid_params, parse_timestamp, task_not_found, unsupported
 
-__all__ = ["INTERRUPTED", "MAX_TASKS", "TERMINAL", "DemoTasks", "check_history_length", "snapshot",
-           "unsupported"]
+__all__ = ["INTERRUPTED", "MAX_TASKS", "TERMINAL", "DemoTasks", "check_history_length", "snapshot"]
 
 MAX_TASKS = 1000
 MAX_CHUNKS = 64  # a long text is streamed in at most this many artifact chunks
@@ -23,14 +22,6 @@ TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_C
                       "TASK_STATE_REJECTED"})
 INTERRUPTED = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
 _WORD = re.compile(r"\s*\S+\s*")
-
-
-def unsupported(message: str) -> RpcError:
-    return RpcError(-32004, "UNSUPPORTED_OPERATION", message)
-
-
-def _task_not_found(task_id: str) -> RpcError:
-    return RpcError(-32001, "TASK_NOT_FOUND", "Task not found", taskId=task_id)
 
 
 def _now() -> str:
@@ -100,7 +91,7 @@ class DemoTasks:
     def get(self, task_id: str) -> JsonObj:
         task = self._tasks.get(task_id)
         if task is None:
-            raise _task_not_found(task_id)
+            raise task_not_found(task_id)
         return task
 
     def _store(self, task: JsonObj) -> None:

@@ -1,15 +1,20 @@
-"""Owns the documents generated from SCHEMA: reference_markdown() (the README's configuration
-reference) and sample_toml() (the shipped config/gateway.toml)."""
+"""Owns the documents generated from the schema: reference_markdown() (the README's configuration
+reference), sample_toml() (the shipped config/gateway.toml), and regenerate() (both, in a checkout)."""
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from gateway.config.key import ENV_CONFIG_PATH
-from gateway.config.schema import SCHEMA
-from gateway.config.table import SECTIONS
+from gateway.config.schema import ENV_CONFIG_PATH, ROUTE_KEYS, ROUTES_DOC, SCHEMA, SECTIONS
+
+__all__ = ["README_END", "README_START", "SAMPLE_PATH", "reference_markdown", "regenerate", "sample_toml"]
+
+# The README's generated section lies between these markers.
+README_START, README_END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
+SAMPLE_PATH = "config/gateway.toml"  # from the root of a checkout
 
 
 def _toml_value(value: Any) -> str:
@@ -48,34 +53,10 @@ def reference_markdown() -> str:
             default = "required" if k.required else f"`{_toml_value(k.default)}`"
             doc = k.doc.replace("|", "\\|") + (f" Flag: `{k.cli}`." if k.cli else "")
             out.append(f"| `{k.field}` | {k.type_label} | {default} | `{k.env}` | {doc} |")
-    out += ["", "### `[[routes]]`", "", _ROUTES_DOC, "",
+    out += ["", "### `[[routes]]`", "", ROUTES_DOC, "",
             "| Key | Type | Default | Description |", "|---|---|---|---|"]
-    out += [f"| `{name}` | {kind} | {default} | {doc} |" for name, kind, default, doc in _ROUTE_KEYS]
+    out += [f"| `{k.name}` | {k.type_label} | {k.default} | {k.doc} |" for k in ROUTE_KEYS]
     return "\n".join(out) + "\n"
-
-
-_ROUTES_DOC = (
-    "Several agents behind one gateway: each `[[routes]]` entry is an upstream agent selected by path "
-    "prefix and/or `Host`, served as its own sub-application (its card, JSON-RPC, HTTP+JSON, AG-UI and "
-    "push webhook paths all under the prefix, its card's URLs pointing there). A request goes to the "
-    "first route whose host (if set) and prefix match, routes with a host first, longer prefixes first; "
-    "a path no route matches gets a 404 in the A2A HTTP+JSON error shape. With no routes the gateway "
-    "is a sidecar in front of `[upstream]`. Routes come from the config file only: no environment "
-    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]` keys they "
-    "inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
-    "`routes[1].upstream.url`."
-)
-_ROUTE_KEYS = (
-    ("name", "string", "required", "The route's name: 1-63 characters of `a-z`, `0-9` and `-`; unique."),
-    ("path_prefix", "string", '`""`', "The path prefix, e.g. `/agents/billing` (plain segments, no "
-     "trailing slash); `\"\"` matches every path. Host and prefix together are unique."),
-    ("host", "string", '`""`', "Match only this `Host` (case-insensitive, the port ignored); `\"\"` matches "
-     "any host."),
-    ("upstream", "table", "`[upstream]`", "Any `[upstream]` key (`url` is required), e.g. "
-     "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
-    ("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
-     "`[quirks]`."),
-)
 
 
 def _comment(text: str) -> list[str]:
@@ -87,9 +68,8 @@ def sample_toml() -> str:
     out = [
         "# a2a-gateway configuration: every key at its built-in default.",
         "#",
-        "# Generated from gateway.config.SCHEMA; regenerate with",
-        "#   python -c 'from gateway.config import sample_toml; print(sample_toml(), end=\"\")' "
-        "> config/gateway.toml",
+        "# Generated from gateway.config.SCHEMA; regenerate it (and the README's reference) with",
+        "#   python -m gateway.config",
         "#",
         "# Precedence: defaults < this file < environment < command-line flags. Every key can be set",
         "# by an environment variable named A2A_GATEWAY_ + the dotted key upper-cased with dots as",
@@ -134,3 +114,18 @@ def sample_toml() -> str:
             "# [routes.quirks]",
             "# # any [quirks] key"]
     return "\n".join(out) + "\n"
+
+
+def regenerate(root: Path) -> list[Path]:
+    """Rewrite what is generated from the schema in the checkout at `root`: the README's configuration
+    reference (between its markers) and config/gateway.toml. Returns the files that changed."""
+    readme = root / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.index(README_START) + len(README_START), text.index(README_END)
+    wanted = {readme: f"{text[:start]}\n{reference_markdown()}{text[end:]}", root / SAMPLE_PATH: sample_toml()}
+    changed = []
+    for path, content in wanted.items():
+        if path.read_text(encoding="utf-8") != content:
+            path.write_text(content, encoding="utf-8")
+            changed.append(path)
+    return changed

@@ -176,7 +176,6 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
     configure() and structlog.testing.capture_logs() take effect on loggers that already exist.
     Calling it again replaces the previous configuration.
     """
-    global _handler, _root_level
     out = stream if stream is not None else sys.stdout
     level = _LEVELS[settings.level]
     shared: list[Processor] = [
@@ -199,7 +198,12 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
         logger_factory=_NamedWriteLoggerFactory(out),
         cache_logger_on_first_use=False,
     )
+    _route_stdlib(out, shared, renderer, level)
 
+
+def _route_stdlib(out: TextIO, shared: list[Processor], renderer: Processor, level: int) -> None:
+    """Render stdlib `logging` lines as structlog's, replacing the handler an earlier configure() set."""
+    global _handler, _root_level
     handler = logging.StreamHandler(out)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(

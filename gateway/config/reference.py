@@ -63,56 +63,56 @@ def _comment(text: str) -> list[str]:
     return textwrap.wrap(text, width=98, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
 
 
+_SAMPLE_HEAD = (
+    "# a2a-gateway configuration: every key at its built-in default.",
+    "#",
+    "# Generated from gateway.config.SCHEMA; regenerate it (and the README's reference) with",
+    "#   python -m gateway.config",
+    "#",
+    "# Precedence: defaults < this file < environment < command-line flags. Every key can be set",
+    "# by an environment variable named A2A_GATEWAY_ + the dotted key upper-cased with dots as",
+    "# underscores, e.g. upstream.timeout.connect -> A2A_GATEWAY_UPSTREAM_TIMEOUT_CONNECT.",
+    "# Check a file with: a2a-gateway check-config FILE",
+)
+_SAMPLE_ROUTES = (
+    *_comment("[[routes]]: several agents behind one gateway (see the README's configuration reference); "
+              "file only, restart to change. Without routes the gateway is a sidecar in front of [upstream]. "
+              "For example:"),
+    "#",
+    "# [[routes]]",
+    '# name = "billing"',
+    '# path_prefix = "/agents/billing"',
+    "# [routes.upstream]",
+    '# url = "http://billing-agent:9000"',
+    '# version = "0.3"',
+    "# [routes.upstream.headers]",
+    '# Authorization = "Bearer <token>"',
+    "#",
+    "# [[routes]]",
+    '# name = "search"',
+    '# host = "search.agents.example.com"',
+    "# [routes.upstream]",
+    '# url = "http://search-agent:9000"',
+    "# [routes.quirks]",
+    "# # any [quirks] key",
+)
+
+
 def sample_toml() -> str:
     """The shipped config/gateway.toml: every key at its default, documented, generated from SCHEMA."""
-    out = [
-        "# a2a-gateway configuration: every key at its built-in default.",
-        "#",
-        "# Generated from gateway.config.SCHEMA; regenerate it (and the README's reference) with",
-        "#   python -m gateway.config",
-        "#",
-        "# Precedence: defaults < this file < environment < command-line flags. Every key can be set",
-        "# by an environment variable named A2A_GATEWAY_ + the dotted key upper-cased with dots as",
-        "# underscores, e.g. upstream.timeout.connect -> A2A_GATEWAY_UPSTREAM_TIMEOUT_CONNECT.",
-        "# Check a file with: a2a-gateway check-config FILE",
-    ]
+    out = list(_SAMPLE_HEAD)
     for section in SECTIONS:  # a section's table-valued keys come after its plain keys
-        plain = [k for k in SCHEMA if k.section == section and k.kind != "table"]
-        tables = [k for k in SCHEMA if k.section == section and k.kind == "table"]
         out += ["", f"[{section}]", *_comment(SECTIONS[section])]
-        for k in plain:
+        for k in (k for k in SCHEMA if k.section == section and k.kind != "table"):
             out += ["", *_comment(k.doc), f"# env: {k.env}"]
             if k.kind == "enum":
                 out.append("# one of: " + ", ".join(f'"{c}"' for c in k.choices))
-            if k.required:
-                out.append(f"# {k.field} = {k.example}")
-            else:
-                out.append(f"{k.field} = {_toml_value(k.default)}")
-        for k in tables:
+            out.append(f"# {k.field} = {k.example}" if k.required else f"{k.field} = {_toml_value(k.default)}")
+        for k in (k for k in SCHEMA if k.section == section and k.kind == "table"):
             out += ["", f"[{k.name}]", *_comment(k.doc), f"# env: {k.env}"]
-            example = k.example.strip("{} ")
-            if example:
+            if example := k.example.strip("{} "):
                 out.append(f"# {example}")
-    out += ["", *_comment("[[routes]]: several agents behind one gateway (see the README's configuration "
-                          "reference); file only, restart to change. Without routes the gateway is a "
-                          "sidecar in front of [upstream]. For example:"),
-            "#",
-            "# [[routes]]",
-            '# name = "billing"',
-            '# path_prefix = "/agents/billing"',
-            "# [routes.upstream]",
-            '# url = "http://billing-agent:9000"',
-            '# version = "0.3"',
-            "# [routes.upstream.headers]",
-            '# Authorization = "Bearer <token>"',
-            "#",
-            "# [[routes]]",
-            '# name = "search"',
-            '# host = "search.agents.example.com"',
-            "# [routes.upstream]",
-            '# url = "http://search-agent:9000"',
-            "# [routes.quirks]",
-            "# # any [quirks] key"]
+    out += ["", *_SAMPLE_ROUTES]
     return "\n".join(out) + "\n"
 
 

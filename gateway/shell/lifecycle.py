@@ -139,11 +139,19 @@ def restart_keys(old: Settings, new: Settings) -> list[str]:
 
 
 def keep_static(old: Settings, new: Settings) -> Settings:
-    """The settings in force after a reload: the new ones, except the keys read at start-up."""
-    server = dataclasses.replace(new.server, listen=old.server.listen, workers=old.server.workers,
-                                 event_loop=old.server.event_loop)
-    return dataclasses.replace(new, server=server, admin=old.admin, tracing=old.tracing, push=old.push,
-                               agui=old.agui, routes=old.routes)
+    """The settings in force after a reload: the new ones, except the keys read at start-up (each of
+    RESTART_PREFIXES: a key, or with a trailing dot a whole section) keep their running values."""
+    kept = new
+    for prefix in RESTART_PREFIXES:
+        kept = _with_old(kept, old, prefix.rstrip(".").split("."))
+    return kept
+
+
+def _with_old(new: Any, old: Any, path: list[str]) -> Any:
+    """`new` with the value at the dotted `path` taken from `old` (nested frozen dataclasses)."""
+    head, rest = path[0], path[1:]
+    value = _with_old(getattr(new, head), getattr(old, head), rest) if rest else getattr(old, head)
+    return dataclasses.replace(new, **{head: value})
 
 
 # --- one gateway app: requests, streams, readiness, settings -----------------------------------------

@@ -204,6 +204,22 @@ def test_keys_read_at_start_up_need_a_restart_and_stay() -> None:
     assert restart_keys(old, old) == []
 
 
+def test_keep_static_keeps_exactly_the_restart_keys() -> None:
+    old = _settings()
+    changes = {"server.listen": "127.0.0.1:1", "server.workers": 2, "server.heartbeat_seconds": 3.0,
+               "push.max_attempts": 9, "agui.max_sessions": 7, "admin.listen": "127.0.0.1:2",
+               "tracing.exporter": "console", "limits.max_body_bytes": 1000, "log.level": "debug"}
+    new = _settings(**changes)
+    kept = keep_static(old, new)
+    restart = set(restart_keys(old, new))
+    assert restart == {"server.listen", "server.workers", "push.max_attempts", "agui.max_sessions", "admin.listen",
+                       "tracing.exporter"}
+    for dotted in changes:
+        section, field = dotted.split(".")
+        source = old if dotted in restart else new
+        assert getattr(getattr(kept, section), field) == getattr(getattr(source, section), field), dotted
+
+
 def test_with_routes_the_upstream_needs_a_restart_too(tmp_path: Path) -> None:
     path = tmp_path / "gateway.toml"
     path.write_text('[[routes]]\nname = "billing"\npath_prefix = "/billing"\n'

@@ -121,7 +121,7 @@ def _demo(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     except ConfigError as exc:
         return _fail(exc)
     _configure_logging(settings)
-    _entry("gateway.shell.demo", "run_demo")(settings)
+    _entry("gateway.demo", "run_demo")(settings)
     return 0
 
 

@@ -1,5 +1,5 @@
-"""Owns logging: structlog set up as JSON lines (production) or console (development), loggers, the one line
-per exchange and the notes line; re-exports observability_context's and observability_counters' names."""
+"""Owns what the gateway tells operators: structlog set up as JSON lines or console, loggers, the fields
+bound per exchange, the one line per exchange with its notes, and the note and key counters."""
 
 from __future__ import annotations
 
@@ -7,16 +7,17 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Iterable
-from typing import Literal, TextIO, cast
+from collections import Counter
+from collections.abc import Iterable, MutableMapping
+from contextvars import ContextVar
+from enum import Enum
+from typing import Any, Literal, TextIO, cast
 
 import structlog
 from structlog.typing import EventDict, FilteringBoundLogger, Processor
 
 from gateway.config import LogSettings
 from gateway.core.notes import Note
-from gateway.observability_context import bind, bind_exchange, bound, clear, merge_exchange, plain
-from gateway.observability_counters import NOTE_COUNTER, KeyCounter, NoteCounter, notes_as_json
 
 __all__ = [
     "NOTE_COUNTER",
@@ -31,9 +32,125 @@ __all__ = [
     "get_logger",
     "log_exchange",
     "log_notes",
+    "merge_exchange",
     "notes_as_json",
+    "plain",
     "reset",
 ]
+
+# --- the per-exchange context --------------------------------------------------------------------
+
+
+def plain(value: object) -> object:
+    """A value as logged: an enum by its value, anything else as it is."""
+    return value.value if isinstance(value, Enum) else value
+
+
+# The exchange's fields live in one context variable holding a dict that is never mutated (binding
+# sets a new one), so a task started from a request sees the fields bound so far and its own bindings
+# stay its own. One variable instead of structlog's one per key: binding, clearing and merging into a
+# line cost a dict copy, not a walk over the whole context.
+_EMPTY: dict[str, object] = {}
+_fields: ContextVar[dict[str, object]] = ContextVar("a2a_gateway_exchange_fields", default=_EMPTY)
+
+
+def merge_exchange(logger: object, method_name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """Processor: the bound exchange fields, under the line's own fields (which win)."""
+    for key, value in _fields.get().items():
+        event_dict.setdefault(key, value)
+    return event_dict
+
+
+def bind_exchange(
+    *,
+    request_id: str | None = None,
+    client_version: object = None,
+    upstream_version: object = None,
+    method: str | None = None,
+    binding: object = None,
+    **fields: object,
+) -> None:
+    """Bind fields to every line logged from the current context (one aiohttp request runs in its own
+    task, so its bindings stay its own). None values are skipped; enums are logged by value."""
+    new = dict(_fields.get())
+    if request_id is not None:
+        new["request_id"] = request_id
+    if client_version is not None:
+        new["client_version"] = plain(client_version)
+    if upstream_version is not None:
+        new["upstream_version"] = plain(upstream_version)
+    if method is not None:
+        new["method"] = method
+    if binding is not None:
+        new["binding"] = plain(binding)
+    for key, value in fields.items():
+        if value is not None:
+            new[key] = plain(value)
+    _fields.set(new)
+
+
+def bind(**fields: object) -> None:
+    """Bind more fields to the current context (None values are skipped)."""
+    new = dict(_fields.get())
+    new.update((k, plain(v)) for k, v in fields.items() if v is not None)
+    _fields.set(new)
+
+
+def clear() -> None:
+    """Forget every field bound in the current context."""
+    _fields.set(_EMPTY)
+
+
+def bound() -> dict[str, object]:
+    """The fields bound in the current context (enums already as their values)."""
+    return dict(_fields.get())
+
+
+# --- counts the logs feed ------------------------------------------------------------------------
+
+
+class KeyCounter:
+    """A process-local, thread-safe count by key (notes by code, push outcomes by name)."""
+
+    def __init__(self) -> None:
+        self._counts: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def count(self, keys: Iterable[str]) -> None:
+        with self._lock:
+            self._counts.update(keys)
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._counts)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+
+class NoteCounter(KeyCounter):
+    """Translation notes by code (exported as metrics)."""
+
+    def add(self, notes: Iterable[Note]) -> None:
+        self.count(n.code for n in notes)
+
+
+NOTE_COUNTER = NoteCounter()
+
+
+def notes_as_json(notes: Iterable[Note]) -> list[dict[str, str]]:
+    """Notes as log-friendly dicts; `detail` only when present."""
+    out: list[dict[str, str]] = []
+    for n in notes:
+        item = {"code": n.code, "path": n.path}
+        if n.detail:
+            item["detail"] = n.detail
+        out.append(item)
+    return out
+
+
+# --- structlog set-up ----------------------------------------------------------------------------
 
 # The type of what get_logger returns, so other modules can annotate without importing structlog.
 Logger = FilteringBoundLogger
@@ -59,7 +176,6 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
     configure() and structlog.testing.capture_logs() take effect on loggers that already exist.
     Calling it again replaces the previous configuration.
     """
-    global _handler, _root_level
     out = stream if stream is not None else sys.stdout
     level = _LEVELS[settings.level]
     shared: list[Processor] = [
@@ -82,7 +198,12 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
         logger_factory=_NamedWriteLoggerFactory(out),
         cache_logger_on_first_use=False,
     )
+    _route_stdlib(out, shared, renderer, level)
 
+
+def _route_stdlib(out: TextIO, shared: list[Processor], renderer: Processor, level: int) -> None:
+    """Render stdlib `logging` lines as structlog's, replacing the handler an earlier configure() set."""
+    global _handler, _root_level
     handler = logging.StreamHandler(out)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 
 from gateway import config
 from gateway.config import ConfigError, Settings, checks, load
+from gateway.config.__main__ import main as config_main
+from gateway.config.reference import regenerate
 from gateway.core.quirks import Quirks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -391,12 +394,12 @@ def test_every_quirks_field_has_a_key_of_the_right_kind() -> None:
     for f in dataclasses.fields(Quirks):
         key = quirk_keys[f.name]
         assert key.default == f.default
-        assert key.doc, f"quirks.{f.name} has no doc (a comment above the field in quirks.py)"
+        assert key.doc, f"quirks.{f.name} has no description (gateway/config/schema.py, _QUIRK_DOCS)"
     assert quirk_keys["rest_double_base64"].kind == "bool"
     assert quirk_keys["final_on_interrupted"].choices == ("lookahead", "input_required")
     assert quirk_keys["rest_v03_status_table"].choices == ("v10", "py03")
-    # a comment above a run of fields documents each of them
-    assert quirk_keys["rest_blocking_default"].doc == quirk_keys["rpc_blocking_default"].doc
+    # each field says what it does itself, even in a pair of related fields
+    assert quirk_keys["rest_blocking_default"].doc != quirk_keys["rpc_blocking_default"].doc
 
 
 def test_quirks_mapping(toml: WriteToml) -> None:
@@ -454,16 +457,42 @@ def test_reference_markdown_lists_every_key() -> None:
     assert '`"lenient"` \\| `"strict"`' in md
 
 
+# Source abbreviations (S03, P10, PY03, JS03, GO, ...) may appear in code comments, never in what users
+# read; nor citations of documents the repository does not ship. "the JS SDK" says it in words.
+USER_TEXT_BANNED = re.compile(r"\b(S03|S10|P03|P10|J03|PY03|PYcore|PY|JS03|GO)\b|\bJS\b(?! SDK)|wire-mapping|§")
+
+
+def test_user_facing_text_has_no_source_abbreviations() -> None:
+    texts = {f"[{name}]": doc for name, doc in config.SECTIONS.items()}
+    texts |= {key.name: key.doc for key in config.SCHEMA}
+    texts |= {"reference": config.reference_markdown(), "sample": config.sample_toml()}
+    bad = {where: USER_TEXT_BANNED.findall(text) for where, text in texts.items() if USER_TEXT_BANNED.search(text)}
+    assert not bad, f"say these in words: {bad}"
+    assert USER_TEXT_BANNED.search("as PY03 does") and USER_TEXT_BANNED.search("(JS)")
+    assert not USER_TEXT_BANNED.search("the JS SDK, a2a-sdk 0.3 for Python, HTTP+JSON, \"py03\"")
+
+
 # --- shipped files ----------------------------------------------------------------------------------
 
 
 def test_shipped_gateway_toml_is_the_generated_sample() -> None:
     shipped = (CONFIG_DIR / "gateway.toml").read_text(encoding="utf-8")
     assert shipped == config.sample_toml(), (
-        "config/gateway.toml is out of date with gateway.config.SCHEMA; regenerate it with\n"
-        "python -c 'from gateway.config import sample_toml; print(sample_toml(), end=\"\")' "
-        "> config/gateway.toml"
+        "config/gateway.toml is out of date with gateway.config.SCHEMA; regenerate it with: python -m gateway.config"
     )
+
+
+def test_regenerate_rewrites_only_the_generated_parts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "config").mkdir()
+    readme, sample = tmp_path / "README.md", tmp_path / "config" / "gateway.toml"
+    readme.write_text("# Title\n\n<!-- config-reference:start -->\nstale\n<!-- config-reference:end -->\n\nafter\n")
+    sample.write_text("stale = true\n")
+    assert config_main([str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"regenerated {readme}\nregenerated {sample}\n"
+    assert readme.read_text() == ("# Title\n\n<!-- config-reference:start -->\n" + config.reference_markdown()
+                                  + "<!-- config-reference:end -->\n\nafter\n")
+    assert sample.read_text() == config.sample_toml()
+    assert regenerate(tmp_path) == []  # nothing left to do
 
 
 def test_shipped_gateway_toml_loads_and_equals_the_defaults() -> None:
@@ -537,7 +566,7 @@ def test_workers_must_be_positive() -> None:
 
 
 def test_uvloop_and_tracing_require_their_extras(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checks, "_installed", lambda module: False)
+    monkeypatch.setattr(checks, "installed", lambda module: False)
     with pytest.raises(ConfigError) as err:
         load(None, {"A2A_GATEWAY_SERVER_EVENT_LOOP": "uvloop", "A2A_GATEWAY_TRACING_ENABLED": "true"}, BASE)
     assert [p.key for p in err.value.problems] == ["server.event_loop", "tracing.enabled"]

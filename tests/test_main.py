@@ -29,7 +29,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def fake_entry(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[Settings]:
-    """Stand in for gateway.shell.app.serve / gateway.shell.demo.run_demo; returns the calls."""
+    """Stand in for gateway.shell.app.serve / gateway.demo.run_demo; returns the calls."""
     calls: list[Settings] = []
     fake = types.ModuleType(module)
     setattr(fake, name, lambda settings, *args, **kwargs: calls.append(settings))
@@ -207,7 +207,7 @@ def test_serve_without_upstream(served: list[Settings], capsys: pytest.CaptureFi
 
 
 def test_demo(monkeypatch: pytest.MonkeyPatch) -> None:
-    runs = fake_entry(monkeypatch, "gateway.shell.demo", "run_demo")
+    runs = fake_entry(monkeypatch, "gateway.demo", "run_demo")
     assert main(["demo", "--listen", "127.0.0.1:7000"]) == 0
     [settings] = runs
     assert settings.server.listen == "127.0.0.1:7000"

@@ -1,10 +1,14 @@
 """Tests for gateway/observability.py: one JSON line per exchange with the bound context, level
-filtering, the console renderer, stdlib logging routed through, and notes logged and counted."""
+filtering, the console renderer, stdlib logging routed through, notes logged and counted; fields bound
+per context (None skipped, enums by value, kept apart between tasks); counts by key across threads."""
 
 from __future__ import annotations
 
+import contextvars
+import io
 import json
 import logging
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -159,9 +163,101 @@ def test_reconfigure_replaces_the_stdlib_handler() -> None:
 
 
 def test_explicit_stream() -> None:
-    import io
-
     buf = io.StringIO()
     obs.configure(JSON_INFO, stream=buf)
     obs.log_exchange(status=204)
     assert json.loads(buf.getvalue())["status"] == 204
+
+
+# --- the per-exchange context ---------------------------------------------------------------------
+
+
+def test_bind_exchange_skips_none_and_logs_enums_by_value() -> None:
+    obs.bind_exchange(request_id="r-1", client_version=Version.V03, upstream_version=None, method="m",
+                      binding=Binding.JSONRPC, route=None, kind=Binding.REST)
+    assert obs.bound() == {"request_id": "r-1", "client_version": "0.3", "method": "m", "binding": "JSONRPC",
+                           "kind": "HTTP+JSON"}
+
+
+def test_bind_adds_and_overrides_clear_forgets() -> None:
+    obs.bind_exchange(request_id="r-1", method="a")
+    obs.bind(method="b", task_state=None, state=Version.V10)
+    assert obs.bound() == {"request_id": "r-1", "method": "b", "state": "1.0"}
+    snapshot = obs.bound()
+    snapshot["request_id"] = "changed"
+    assert obs.bound()["request_id"] == "r-1"  # a copy
+    obs.clear()
+    assert obs.bound() == {}
+
+
+def test_plain() -> None:
+    assert obs.plain(Version.V03) == "0.3"
+    assert obs.plain(7) == 7
+
+
+def test_merge_exchange_puts_bound_fields_under_the_line_fields() -> None:
+    obs.bind(request_id="r-1", method="m")
+    line = obs.merge_exchange(None, "info", {"event": "x", "method": "own"})
+    assert line == {"event": "x", "method": "own", "request_id": "r-1"}
+
+
+def test_a_task_sees_the_fields_so_far_and_keeps_its_own() -> None:
+    obs.bind(request_id="r-1")
+
+    def task() -> dict[str, object]:
+        obs.bind(inner=1)
+        return obs.bound()
+
+    assert contextvars.copy_context().run(task) == {"request_id": "r-1", "inner": 1}
+    assert obs.bound() == {"request_id": "r-1"}
+
+
+def test_bound_fields_reach_a_line_written_to_any_stream() -> None:
+    buf = io.StringIO()
+    obs.configure(LogSettings(format="json", level="info"), stream=buf)
+    obs.bind_exchange(request_id="r-2")
+    obs.log_exchange(status=200)
+    assert json.loads(buf.getvalue())["request_id"] == "r-2"
+
+
+# --- counters -------------------------------------------------------------------------------------
+
+
+def test_key_counter_counts_across_threads() -> None:
+    counter = obs.KeyCounter()
+
+    def work() -> None:
+        for _ in range(1000):
+            counter.count(["a", "b"])
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert counter.snapshot() == {"a": 8000, "b": 8000}
+
+
+def test_note_counter() -> None:
+    counter = obs.NoteCounter()
+    counter.add([Note("a", "$"), Note("b", "$"), Note("a", "$.x")])
+    counter.add([])
+    assert counter.snapshot() == {"a": 2, "b": 1}
+    snap = counter.snapshot()
+    snap["a"] = 99
+    assert counter.snapshot()["a"] == 2  # a copy
+    counter.reset()
+    assert counter.snapshot() == {}
+
+
+def test_notes_as_json_has_detail_only_when_present() -> None:
+    assert obs.notes_as_json([Note("a", "$.x"), Note("b", "$.y", "why")]) == [
+        {"code": "a", "path": "$.x"},
+        {"code": "b", "path": "$.y", "detail": "why"},
+    ]
+    assert obs.notes_as_json([]) == []
+
+
+def test_log_notes_feeds_the_one_note_counter() -> None:
+    obs.log_notes(obs.get_logger("t"), [Note("x", "$")])
+    assert obs.NOTE_COUNTER.snapshot() == {"x": 1}

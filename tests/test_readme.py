@@ -6,17 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from gateway.config import reference_markdown
+from gateway.config.reference import README_END as END
+from gateway.config.reference import README_START as START
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-START, END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
 
 
 def test_configuration_reference_is_generated_from_the_schema() -> None:
     text = README.read_text()
     block = text[text.index(START) + len(START):text.index(END)].strip()
     assert block == reference_markdown().strip(), (
-        "README's configuration reference is stale: regenerate it with "
-        "`python -c 'from gateway.config import reference_markdown; print(reference_markdown())'`")
+        "README's configuration reference is stale: regenerate it with `python -m gateway.config`")
 
 
 def test_quick_start_commands_exist() -> None:

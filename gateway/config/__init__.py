@@ -1,13 +1,15 @@
 """Owns the gateway's settings: the schema (one table of keys), TOML loading, A2A_GATEWAY_* and CLI
 overrides, validation once at start-up, and the generated reference and sample file."""
 
+# The modules, each importing only those above it: checks (what makes one value valid), settings (the
+# frozen dataclasses the gateway receives), schema (every key: kind, default, description, check, flag),
+# load (the sources in order, [[routes]], the problems) and reference (the documents the schema generates).
+
 from __future__ import annotations
 
-from gateway.config.docs import reference_markdown, sample_toml
-from gateway.config.errors import ConfigError, Problem
-from gateway.config.key import ENV_CONFIG_PATH, ENV_PREFIX, Key
-from gateway.config.load import load
-from gateway.config.schema import ENV_NAMES, SCHEMA
+from gateway.config.load import ConfigError, Problem, load
+from gateway.config.reference import reference_markdown, sample_toml
+from gateway.config.schema import ENV_CONFIG_PATH, ENV_NAMES, ENV_PREFIX, SCHEMA, SECTIONS, Key
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
@@ -21,7 +23,6 @@ from gateway.config.settings import (
     TracingSettings,
     UpstreamSettings,
 )
-from gateway.config.table import SECTIONS
 
 __all__ = [
     "ENV_CONFIG_PATH",

@@ -1,5 +1,5 @@
-"""Owns the per-key validators (_check_* and helpers): each takes a typed value, returns it
-normalized, or raises _Bad with the reason; host:port, URL, header, CIDR and push-key rules."""
+"""Owns what makes one value valid: the per-key checks (each takes a typed value and returns it
+normalized, or raises BadValue with the reason), for host:port, URLs, headers, CIDRs, push keys, routes."""
 
 from __future__ import annotations
 
@@ -12,11 +12,26 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from gateway.config.errors import _Bad
+
+class BadValue(ValueError):
+    """A value a check or a coercion refuses, with the reason only; load() adds the key and the source."""
+
+
+def describe(value: object) -> str:
+    """A raw value as a reason names it: "boolean true", "a table", "a list", "int 3"."""
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return f"{type(value).__name__} {value!r}"
+
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 _HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.\-]*[A-Za-z0-9])?$")
+_PLAIN_PATH = re.compile(r"(/[A-Za-z0-9._~-]+)+")  # absolute, of plain segments
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 # Headers the gateway sets or that describe one hop; configuring them would break the proxy.
 _RESERVED_HEADERS = frozenset(
@@ -36,155 +51,181 @@ _RESERVED_HEADERS = frozenset(
 )
 
 
-def _split_hostport(value: str) -> tuple[str, int]:
+def split_hostport(value: str) -> tuple[str, int]:
     if value.startswith("["):
         host, sep, port = value[1:].partition("]:")
         if not sep:
-            raise _Bad(f"must be HOST:PORT (IPv6 as [ADDR]:PORT), got {value!r}")
+            raise BadValue(f"must be HOST:PORT (IPv6 as [ADDR]:PORT), got {value!r}")
         try:
             ipaddress.IPv6Address(host)
         except ValueError:
-            raise _Bad(f"{host!r} is not an IPv6 address") from None
+            raise BadValue(f"{host!r} is not an IPv6 address") from None
     else:
         host, sep, port = value.rpartition(":")
         if not sep or not host:
-            raise _Bad(f"must be HOST:PORT, e.g. 127.0.0.1:8080, got {value!r}")
+            raise BadValue(f"must be HOST:PORT, e.g. 127.0.0.1:8080, got {value!r}")
         if ":" in host:
-            raise _Bad(f"IPv6 addresses need brackets, e.g. [::1]:8080, got {value!r}")
+            raise BadValue(f"IPv6 addresses need brackets, e.g. [::1]:8080, got {value!r}")
         if not _HOSTNAME.match(host):
-            raise _Bad(f"{host!r} is not a valid host name or address")
+            raise BadValue(f"{host!r} is not a valid host name or address")
     if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise _Bad(f"port must be a number from 0 to 65535, got {port!r}")
+        raise BadValue(f"port must be a number from 0 to 65535, got {port!r}")
     return host, int(port)
 
 
-def _check_listen(value: str) -> str:
-    _split_hostport(value)
+def check_listen(value: str) -> str:
+    split_hostport(value)
     return value
 
 
-def _check_admin_listen(value: str) -> str:
-    return value if value == "" else _check_listen(value)
+def check_admin_listen(value: str) -> str:
+    return value if value == "" else check_listen(value)
 
 
-def _installed(module: str) -> bool:
+def installed(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
 
 
-def _check_event_loop(value: str) -> str:
-    if value == "uvloop" and not _installed("uvloop"):
-        raise _Bad('uvloop is not installed: install a2a-gateway[uvloop], or use "auto"')
+def check_event_loop(value: str) -> str:
+    if value == "uvloop" and not installed("uvloop"):
+        raise BadValue('uvloop is not installed: install a2a-gateway[uvloop], or use "auto"')
     return value
 
 
-def _check_tracing(value: bool) -> bool:
-    if value and not _installed("opentelemetry.sdk.trace"):
-        raise _Bad("OpenTelemetry is not installed: install a2a-gateway[otel]")
+def check_tracing(value: bool) -> bool:
+    if value and not installed("opentelemetry.sdk.trace"):
+        raise BadValue("OpenTelemetry is not installed: install a2a-gateway[otel]")
     return value
 
 
-def _check_http_url(value: str, *, what: str) -> str:
+def check_http_url(value: str, *, what: str) -> str:
     if any(c.isspace() for c in value):
-        raise _Bad(f"{what} must not contain whitespace, got {value!r}")
+        raise BadValue(f"{what} must not contain whitespace, got {value!r}")
     try:
         parts = urlsplit(value)
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as exc:
-        raise _Bad(f"{what} is not a valid URL ({exc}), got {value!r}") from None
+        raise BadValue(f"{what} is not a valid URL ({exc}), got {value!r}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise _Bad(f"{what} must be an absolute http:// or https:// URL, got {value!r}")
+        raise BadValue(f"{what} must be an absolute http:// or https:// URL, got {value!r}")
     if parts.username is not None or parts.password is not None:
-        raise _Bad(f"{what} must not carry credentials; use upstream.headers, got {value!r}")
+        raise BadValue(f"{what} must not carry credentials; use upstream.headers, got {value!r}")
     if parts.query or parts.fragment:
-        raise _Bad(f"{what} must not have a query or fragment, got {value!r}")
+        raise BadValue(f"{what} must not have a query or fragment, got {value!r}")
     return value
 
 
-def _check_upstream_url(value: str) -> str:
-    return _check_http_url(value, what="the upstream URL")
+def check_upstream_url(value: str) -> str:
+    return check_http_url(value, what="the upstream URL")
 
 
-def _check_public_url(value: str) -> str:
+def check_public_url(value: str) -> str:
     if value == "":
         return value
-    return _check_http_url(value, what="the public URL").rstrip("/")
+    return check_http_url(value, what="the public URL").rstrip("/")
 
 
-def _check_cidrs(value: tuple[str, ...]) -> tuple[Network, ...]:
+def check_cidrs(value: tuple[str, ...]) -> tuple[Network, ...]:
     nets: list[Network] = []
     for item in value:
         try:
             nets.append(ipaddress.ip_network(item, strict=False))
         except ValueError:
-            raise _Bad(f"{item!r} is not an IP address or CIDR block") from None
+            raise BadValue(f"{item!r} is not an IP address or CIDR block") from None
     return tuple(nets)
 
 
-def _check_tenant(value: str) -> str:
+def check_tenant(value: str) -> str:
     if any(c in value for c in "/?#") or any(c.isspace() for c in value):
-        raise _Bad(f"must be one path segment (no '/', '?', '#' or spaces), got {value!r}")
+        raise BadValue(f"must be one path segment (no '/', '?', '#' or spaces), got {value!r}")
     return value
 
 
-def _check_headers(value: Mapping[str, str]) -> Mapping[str, str]:
+def check_headers(value: Mapping[str, str]) -> Mapping[str, str]:
     for name, val in value.items():
         if not _TOKEN.match(name):
-            raise _Bad(f"{name!r} is not a valid header name")
+            raise BadValue(f"{name!r} is not a valid header name")
         if name.lower() in _RESERVED_HEADERS:
-            raise _Bad(f"header {name!r} is set by the gateway and cannot be configured")
+            raise BadValue(f"header {name!r} is set by the gateway and cannot be configured")
         if any(c in val for c in "\r\n\0"):
-            raise _Bad(f"the value of header {name!r} contains a line break or NUL")
+            raise BadValue(f"the value of header {name!r} contains a line break or NUL")
     return value
 
 
 _A2UI_VERSIONS = ("v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0")
 
 
-def _check_a2ui_versions(value: tuple[str, ...]) -> tuple[str, ...]:
+def check_a2ui_versions(value: tuple[str, ...]) -> tuple[str, ...]:
     for item in value:
         if item not in _A2UI_VERSIONS:
-            raise _Bad(f"{item!r} is not an A2UI version; expected some of {', '.join(_A2UI_VERSIONS)}")
+            raise BadValue(f"{item!r} is not an A2UI version; expected some of {', '.join(_A2UI_VERSIONS)}")
     return value
 
 
-def _at_least(minimum: float, *, strict: bool = False) -> Callable[[Any], Any]:
+def at_least(minimum: float, *, strict: bool = False) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if value < minimum or (strict and value == minimum):
-            raise _Bad(f"must be {'greater than' if strict else 'at least'} {minimum:g}, got {value!r}")
+            raise BadValue(f"must be {'greater than' if strict else 'at least'} {minimum:g}, got {value!r}")
         return value
 
     return check
 
 
-_POSITIVE = _at_least(0, strict=True)
-_NON_NEGATIVE = _at_least(0)
-_ONE_OR_MORE = _at_least(1)
+POSITIVE = at_least(0, strict=True)
+NON_NEGATIVE = at_least(0)
+ONE_OR_MORE = at_least(1)
 
 
-def _check_push_keys(value: tuple[str, ...]) -> tuple[bytes, ...]:
+def check_push_keys(value: tuple[str, ...]) -> tuple[bytes, ...]:
     keys: list[bytes] = []
     for i, item in enumerate(value):
         text = item.strip().rstrip("=").replace("-", "+").replace("_", "/")  # standard or URL-safe
         try:
             key = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
         except (binascii.Error, ValueError):
-            raise _Bad(f"key {i + 1} is not base64") from None
+            raise BadValue(f"key {i + 1} is not base64") from None
         if len(key) != 32:
-            raise _Bad(f"key {i + 1} must decode to 32 bytes, got {len(key)}; make one with: "
+            raise BadValue(f"key {i + 1} must decode to 32 bytes, got {len(key)}; make one with: "
                        "python -c 'import os,base64; print(base64.b64encode(os.urandom(32)).decode())'")
         keys.append(key)
     return tuple(keys)
 
 
-def _check_webhook_base(value: str) -> str:
-    return "" if value == "" else _check_http_url(value, what="the webhook base URL").rstrip("/")
+def check_webhook_base(value: str) -> str:
+    return "" if value == "" else check_http_url(value, what="the webhook base URL").rstrip("/")
 
 
-def _check_webhook_path(value: str) -> str:
+def check_webhook_path(value: str) -> str:
     path = value.rstrip("/")
-    if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", path):
-        raise _Bad(f"must be an absolute path of plain segments, e.g. /a2a-push, got {value!r}")
+    if not _PLAIN_PATH.fullmatch(path):
+        raise BadValue(f"must be an absolute path of plain segments, e.g. /a2a-push, got {value!r}")
     return path
+
+
+# --- [[routes]] selectors -------------------------------------------------------------------------
+
+_ROUTE_NAME = re.compile(r"^[a-z0-9-]{1,63}$")
+
+
+def check_route_name(value: str) -> str:
+    if not value:
+        raise BadValue("is required: 1-63 characters of a-z, 0-9 and '-'")
+    if not _ROUTE_NAME.match(value):
+        raise BadValue(f"must be 1-63 characters of a-z, 0-9 and '-', got {value!r}")
+    return value
+
+
+def check_path_prefix(value: str) -> str:
+    prefix = value.rstrip("/")
+    if prefix and not _PLAIN_PATH.fullmatch(prefix):
+        raise BadValue(f'must be "" or an absolute path of plain segments, e.g. /agents/billing, got {value!r}')
+    return prefix
+
+
+def check_route_host(value: str) -> str:
+    if value and not _HOSTNAME.match(value):
+        raise BadValue(f"must be a host name without a port, e.g. billing.example.com, got {value!r}")
+    return value.lower()

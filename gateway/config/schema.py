@@ -1,18 +1,36 @@
-"""Owns SCHEMA, every key in section order (the table plus keys derived from Quirks), its lookups,
-the walk over a TOML document, building Settings from values, and the import-time self-check."""
+"""Owns the schema: Key (one setting: its kind, default, description, check and flag, and how a raw or
+textual value becomes its typed value), SECTIONS, every key in SCHEMA with its lookups, [[routes]] keys."""
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import inspect
-import re
+import math
+import types
 import typing
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
-from gateway.config.coerce import _coerce_value
-from gateway.config.key import ENV_CONFIG_PATH, Key, Kind
+from gateway.config.checks import (
+    NON_NEGATIVE,
+    ONE_OR_MORE,
+    POSITIVE,
+    BadValue,
+    check_a2ui_versions,
+    check_admin_listen,
+    check_cidrs,
+    check_event_loop,
+    check_headers,
+    check_listen,
+    check_public_url,
+    check_push_keys,
+    check_tenant,
+    check_tracing,
+    check_upstream_url,
+    check_webhook_base,
+    check_webhook_path,
+    describe,
+)
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
@@ -25,43 +43,457 @@ from gateway.config.settings import (
     TracingSettings,
     UpstreamSettings,
 )
-from gateway.config.table import _BASE_SCHEMA, SECTIONS
 from gateway.core.quirks import Quirks
 
+__all__ = [
+    "BY_NAME",
+    "ENV_CONFIG_PATH",
+    "ENV_NAMES",
+    "ENV_PREFIX",
+    "REQUIRED",
+    "ROUTED_SECTIONS",
+    "ROUTES_DOC",
+    "ROUTE_KEYS",
+    "SCHEMA",
+    "SECTIONS",
+    "SECTION_TYPES",
+    "Key",
+    "Kind",
+    "RouteKey",
+    "subsections",
+]
 
-def _quirk_docs() -> dict[str, str]:
-    """The comment block above each Quirks field (shared by consecutive fields)."""
-    docs: dict[str, str] = {}
+Kind = Literal["str", "int", "float", "bool", "list", "table", "enum"]
+
+ENV_PREFIX = "A2A_GATEWAY_"
+# Not a key: the config file path, read by the command line when --config is absent.
+ENV_CONFIG_PATH = "A2A_GATEWAY_CONFIG"
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()  # the default of a key that has none: a value must be supplied
+
+
+# --- one key ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One setting: dotted name, value kind, default (or REQUIRED), one-paragraph description."""
+
+    name: str
+    kind: Kind
+    default: Any
+    doc: str
+    choices: tuple[str, ...] = ()
+    check: Callable[[Any], Any] | None = None  # validates and normalizes a typed value; raises BadValue
+    example: str = ""  # TOML value shown (commented out) in the sample file for REQUIRED keys
+    cli: str = ""  # the command-line flag that sets this key, if any
+
+    @property
+    def section(self) -> str:
+        return self.name.rpartition(".")[0]
+
+    @property
+    def field(self) -> str:
+        return self.name.rpartition(".")[2]
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper().replace(".", "_")
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def type_label(self) -> str:
+        """The key's type as the reference shows it."""
+        if self.kind == "enum":
+            return " \\| ".join(f'`"{c}"`' for c in self.choices)
+        return _KINDS[self.kind].label
+
+    def read(self, raw: object, *, text: bool = False) -> Any:
+        """The typed and checked value of `raw`: a TOML or Python value, or (`text`) an environment
+        variable's text. Raises BadValue with the reason."""
+        typed = self.from_text(str(raw)) if text else self.typed(raw)
+        return typed if self.check is None else self.check(typed)
+
+    def typed(self, value: object) -> Any:
+        """A value from TOML or the command line, already typed, as this key holds it."""
+        rules = _KINDS[self.kind]
+        if rules.accepts(value):
+            return rules.typed(self, value)
+        hint = f' (quote it: "{value}")' if self.kind == "enum" and _is_number(value) else ""
+        raise BadValue(f"must be {rules.want}, got {describe(value)}{hint}")
+
+    def from_text(self, text: str) -> Any:
+        """A value from an environment variable (or a string on the command line)."""
+        return _KINDS[self.kind].from_text(self, text)
+
+    def choice(self, value: str) -> str:
+        """The choice `value` names, case and surrounding spaces ignored."""
+        for choice in self.choices:
+            if value.strip().lower() == choice.lower():
+                return choice
+        options = ", ".join(f'"{c}"' for c in self.choices)
+        raise BadValue(f"must be one of {options}, got {value!r}")
+
+
+# --- the kinds of value ----------------------------------------------------------------------------
+
+
+class _KindRules(NamedTuple):
+    label: str  # the Type column of the reference
+    want: str  # a reason's "must be ..."
+    accepts: Callable[[object], bool]  # a TOML or Python value of this kind
+    typed: Callable[[Key, Any], Any]  # that value as a key holds it
+    from_text: Callable[[Key, str], Any]  # an environment variable's text as a key holds it
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise BadValue(f"must be a finite number, got {value!r}")
+    return value
+
+
+def _table(key: Key, value: Mapping[Any, Any]) -> Mapping[str, str]:
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise BadValue("every value in the table must be a string")
+    return types.MappingProxyType(dict(value))
+
+
+def _int_text(key: Key, text: str) -> int:
     try:
-        lines = inspect.getsource(Quirks).splitlines()
-    except (OSError, TypeError):  # pragma: no cover - source not shipped
-        return docs
-    comment: list[str] = []  # the comment block being read
-    shared = ""  # the block that applies to the current run of consecutive fields
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("#"):
-            shared = ""
-            comment.append(stripped.lstrip("#").strip())
-        elif m := re.match(r"^(\w+)\s*:", stripped):
-            if comment:
-                shared, comment = " ".join(comment), []
-            docs[m.group(1)] = shared
-        else:
-            comment, shared = [], ""
-    return docs
+        return int(text.strip(), 10)
+    except ValueError:
+        raise BadValue(f"must be an integer, got {text!r}") from None
+
+
+def _float_text(key: Key, text: str) -> float:
+    try:
+        number = float(text.strip())
+    except ValueError:
+        raise BadValue(f"must be a number, got {text!r}") from None
+    return _finite(number)
+
+
+def _bool_text(key: Key, text: str) -> bool:
+    word = text.strip().lower()
+    if word in ("true", "1"):
+        return True
+    if word in ("false", "0"):
+        return False
+    raise BadValue(f"must be true, false, 1 or 0, got {text!r}")
+
+
+def _list_text(key: Key, text: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in text.strip().split(",") if item.strip())
+
+
+def _table_text(key: Key, text: str) -> Mapping[str, str]:
+    """Name=value,Name2=value2"""
+    table: dict[str, str] = {}
+    for item in text.strip().split(","):
+        if not item.strip():
+            continue
+        name, sep, val = item.partition("=")
+        if not sep or not name.strip():
+            raise BadValue(f"must be comma-separated Name=value pairs, got {item.strip()!r}")
+        table[name.strip()] = val.strip()
+    return types.MappingProxyType(table)
+
+
+def _same(key: Key, value: Any) -> Any:
+    return value
+
+
+_KINDS: dict[Kind, _KindRules] = {
+    "str": _KindRules("string", "a string", lambda v: isinstance(v, str), _same, _same),
+    "int": _KindRules("integer", "an integer", lambda v: isinstance(v, int) and not isinstance(v, bool), _same,
+                      _int_text),
+    "float": _KindRules("number", "a number", _is_number, lambda k, v: _finite(float(v)), _float_text),
+    "bool": _KindRules("boolean", "true or false", lambda v: isinstance(v, bool), _same, _bool_text),
+    "enum": _KindRules("", "a string", lambda v: isinstance(v, str), Key.choice, Key.choice),  # labelled by its choices
+    "list": _KindRules("list of strings", "a list of strings",
+                       lambda v: isinstance(v, list | tuple) and all(isinstance(x, str) for x in v),
+                       lambda k, v: tuple(v), _list_text),
+    "table": _KindRules("table of strings", "a table of strings", lambda v: isinstance(v, Mapping), _table,
+                        _table_text),
+}
+
+
+# --- the sections and their keys -------------------------------------------------------------------
+
+SECTIONS: dict[str, str] = {
+    "server": "The listening side: where clients connect and how the gateway presents itself.",
+    "upstream": "The agent behind the gateway.",
+    "upstream.timeout": "Timeouts for calls to the upstream agent, in seconds.",
+    "limits": "Size and concurrency limits.",
+    "push": "The push-notification relay: client webhooks are registered upstream as the gateway's own "
+    "webhook, with the client's route sealed (encrypted) into its URL, so any replica can deliver.",
+    "quirks": "Per-peer compatibility switches for known differences between A2A implementations. The "
+    "defaults follow the specification.",
+    "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
+    "agent, with A2UI surfaces as activity snapshots.",
+    "log": "Logging.",
+    "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
+    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
+    "/workers (the worker processes). It is never served on the main listener.",
+    "tracing": "OpenTelemetry tracing (the `otel` extra): a server span per request, and the W3C trace "
+    "context (`traceparent`) passed to the upstream agent.",
+}
+
+_MIB = 1024 * 1024
+
+_TABLE: tuple[Key, ...] = (
+    Key("server.listen", "str", "127.0.0.1:8080",
+        "Address to listen on, HOST:PORT (IPv6 as [ADDR]:PORT). Use 0.0.0.0:8080 in a container.",
+        check=check_listen, cli="--listen"),
+    Key("server.public_url", "str", "",
+        "Base URL clients use to reach the gateway, written into the agent card it serves. Empty "
+        "means derive it from each request (Host, and X-Forwarded-* from trusted proxies).",
+        check=check_public_url, cli="--public-url"),
+    Key("server.trusted_proxies", "list", (),
+        "IP addresses or CIDR blocks of reverse proxies whose X-Forwarded-* headers are believed. "
+        "Empty means ignore those headers.",
+        check=check_cidrs),
+    Key("server.version_mode", "enum", "lenient",
+        "What to do when a request's A2A-Version header contradicts its JSON-RPC method spelling: "
+        "\"lenient\" serves it in the version the method spelling implies, \"strict\" rejects it.",
+        choices=("lenient", "strict")),
+    Key("server.heartbeat_seconds", "float", 15.0,
+        "Interval of SSE keep-alive comments sent to clients on quiet streams; 0 disables them.",
+        check=NON_NEGATIVE),
+    Key("server.shutdown_grace_seconds", "float", 30.0,
+        "On SIGTERM readiness fails at once and the listener stops accepting; in-flight requests then "
+        "have this long to finish (streams are ended earlier, see stream_drain_seconds). Whatever is "
+        "left is cancelled and the process exits 0.",
+        check=NON_NEGATIVE),
+    Key("server.stream_drain_seconds", "float", 5.0,
+        "On SIGTERM, how long open streams keep relaying before each is ended after its last complete "
+        "event (a `: draining` comment, then the end of the response); capped by "
+        "shutdown_grace_seconds. 0 ends them at once.",
+        check=NON_NEGATIVE),
+    Key("server.workers", "int", 1,
+        "Worker processes sharing the listen port (SO_REUSEPORT; needs a fixed port). Above 1 a parent "
+        "process starts them, forwards SIGTERM and SIGHUP, and serves the admin listener with their "
+        "metrics combined. Under Kubernetes keep 1 and scale with replicas.",
+        check=ONE_OR_MORE),
+    Key("server.event_loop", "enum", "auto",
+        "The asyncio event loop: \"auto\" uses uvloop when it is installed (the `uvloop` extra), "
+        "\"uvloop\" requires it, \"asyncio\" is the standard loop.",
+        choices=("auto", "asyncio", "uvloop"), check=check_event_loop),
+    Key("upstream.url", "str", REQUIRED,
+        "URL of the upstream agent: its JSON-RPC endpoint or HTTP+JSON base URL. Required: set it "
+        "here, with A2A_GATEWAY_UPSTREAM_URL, or with --upstream.",
+        check=check_upstream_url, example='"http://127.0.0.1:9999"', cli="--upstream"),
+    Key("upstream.version", "enum", "auto",
+        "A2A version the upstream agent speaks; \"auto\" reads it from the agent card.",
+        choices=("auto", "0.3", "1.0")),
+    Key("upstream.binding", "enum", "auto",
+        "Protocol binding used to call the upstream agent; \"auto\" uses the agent card's "
+        "preferred binding.",
+        choices=("auto", "JSONRPC", "HTTP+JSON")),
+    Key("upstream.tenant", "str", "",
+        "Tenant path segment for v1.0 upstream calls; empty means none.",
+        check=check_tenant),
+    Key("upstream.card_refresh_seconds", "float", 300.0,
+        "How often the upstream agent card is fetched again.",
+        check=POSITIVE),
+    Key("upstream.card_retry_seconds", "float", 5.0,
+        "Delay before retrying a failed agent-card fetch.",
+        check=POSITIVE),
+    Key("upstream.headers", "table", types.MappingProxyType({}),
+        "Extra headers added to every upstream request, e.g. Authorization. From the environment: "
+        "comma-separated Name=value pairs (values cannot contain commas); it replaces the whole "
+        "table.",
+        check=check_headers, example='{ Authorization = "Bearer <token>" }'),
+    Key("upstream.timeout.connect", "float", 5.0,
+        "Time to open a connection to the upstream agent.",
+        check=POSITIVE),
+    Key("upstream.timeout.first_byte", "float", 60.0,
+        "Time from sending a request to the first byte of the reply (a unary reply or the first "
+        "byte of a stream).",
+        check=POSITIVE),
+    Key("upstream.timeout.idle_stream", "float", 300.0,
+        "Longest silence allowed on an upstream stream before it is closed.",
+        check=POSITIVE),
+    Key("upstream.timeout.total_unary", "float", 120.0,
+        "Total time for one non-streaming upstream call.",
+        check=POSITIVE),
+    Key("limits.max_body_bytes", "int", 10 * _MIB,
+        "Largest request or reply body accepted, in bytes (default 10 MiB).",
+        check=ONE_OR_MORE),
+    Key("limits.max_sse_event_bytes", "int", 4 * _MIB,
+        "Largest single SSE event accepted from the upstream, in bytes (default 4 MiB).",
+        check=ONE_OR_MORE),
+    Key("limits.max_connections", "int", 100,
+        "Most simultaneous connections to the upstream agent (the client pool size). A call waits for "
+        "a free connection within upstream.timeout.connect.",
+        check=ONE_OR_MORE),
+    Key("limits.max_client_connections", "int", 4096,
+        "Most simultaneous client connections per worker process; a request on a connection beyond "
+        "it is answered 503 with Retry-After and its connection closed.",
+        check=ONE_OR_MORE),
+    Key("push.enabled", "bool", True,
+        "Relay push notifications between versions; false passes clients' webhook configs through "
+        "unchanged."),
+    Key("push.keys", "list", (),
+        "Base64 32-byte keys that seal webhook routes; the first seals, all open, so rotate by "
+        "prepending a new key and dropping the old one later. Every replica needs the same keys. Empty "
+        "means a random key per process (a warning at start): registrations then break on restart and "
+        "on other replicas.",
+        check=check_push_keys, example='["<base64 of 32 random bytes>"]'),
+    Key("push.webhook_base_url", "str", "",
+        "Base URL at which the upstream agent reaches the gateway's webhook. Empty means "
+        "server.public_url, else http:// plus server.listen (loopback for an unspecified host: the "
+        "sidecar case).",
+        check=check_webhook_base),
+    Key("push.webhook_path", "str", "/a2a-push",
+        "Path prefix of the gateway's webhook; the sealed route follows it as one more segment.",
+        check=check_webhook_path),
+    Key("push.allow_networks", "list", (),
+        "IP addresses or CIDR blocks that client webhooks may resolve to although they are loopback, "
+        "private, link-local or otherwise non-public (refused by default against SSRF).",
+        check=check_cidrs),
+    Key("push.max_concurrency", "int", 32,
+        "Most webhook deliveries in flight at once.",
+        check=ONE_OR_MORE),
+    Key("push.max_attempts", "int", 5,
+        "Attempts per delivery (timeouts, connection errors, 408, 429 and 5xx are retried).",
+        check=ONE_OR_MORE),
+    Key("push.backoff_seconds", "float", 0.5,
+        "Delay before the first retry; it doubles per attempt (with jitter), up to 30 seconds.",
+        check=NON_NEGATIVE),
+    Key("push.timeout_seconds", "float", 10.0,
+        "Time allowed for one delivery attempt to the client's webhook.",
+        check=POSITIVE),
+    Key("push.max_body_bytes", "int", 4 * _MIB,
+        "Largest notification body accepted from the upstream agent, in bytes (default 4 MiB).",
+        check=ONE_OR_MORE),
+    Key("agui.contextid_mode", "enum", "server",
+        "\"server\": the agent issues the A2A contextId on a thread's first run and the gateway keeps "
+        "it; \"thread\": the AG-UI threadId is sent as the contextId (only for agents that accept "
+        "client-chosen ids).",
+        choices=("server", "thread")),
+    Key("agui.unknown_surface", "enum", "lenient",
+        "A user action on a surface the thread does not know (or deleted): \"lenient\" forwards it "
+        "with a CUSTOM a2ui.warning event, \"strict\" ends the run with RUN_ERROR.",
+        choices=("lenient", "strict")),
+    Key("agui.action_encoding", "enum", "auto",
+        "How a user action is encoded for the agent: \"auto\" in the A2UI version of its surface, a "
+        "version to force one, \"bare\" for the action object alone.",
+        choices=("auto", "v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0", "bare")),
+    Key("agui.a2ui_versions", "list", ("v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0"),
+        "A2UI versions the gateway may activate; the newest one the agent card also lists is used.",
+        check=check_a2ui_versions),
+    Key("agui.a2ui_sniff", "bool", True,
+        "Recognise A2UI messages in DataParts without an A2UI media type by their shape.",),
+    Key("agui.input_required_as_interrupt", "bool", False,
+        "End input-required runs of AG-UI 1.0 clients with an interrupt outcome (clients must then "
+        "answer with resume); off: a plain RUN_FINISHED, which A2UI action runs need.",),
+    Key("agui.snapshot_mode", "enum", "log",
+        "How a surface's ACTIVITY_SNAPSHOT carries it: \"log\", every A2UI message so far (as agui.ex); "
+        "\"compact\", createSurface, one updateComponents with components merged by id and one "
+        "updateDataModel with the folded data model. Logs over agui.compact_above_bytes are compacted "
+        "in either mode.",
+        choices=("log", "compact")),
+    Key("agui.compact_above_bytes", "int", _MIB,
+        "A surface log larger than this (JSON bytes) is sent compacted, so that one SSE event stays far "
+        "below the 10 MiB an @ag-ui/client accepts (default 1 MiB).",
+        check=ONE_OR_MORE),
+    Key("agui.cancel_on_disconnect", "bool", False,
+        "When the AG-UI client leaves mid-run, cancel the A2A task (tasks/cancel, CancelTask); off: the "
+        "task goes on and the thread's next run picks it up.",),
+    Key("agui.mirror_ids_in_state", "bool", False,
+        "Mirror the thread's A2A ids into the AG-UI state (STATE_DELTA at /a2a) and read them back "
+        "from input.state.a2a when the gateway no longer knows the thread (a restart, another replica).",),
+    Key("agui.settle_seconds", "float", 0.5,
+        "After an input-required or auth-required state, how long to wait for the agent to close its "
+        "stream before the run is finished anyway.",
+        check=NON_NEGATIVE),
+    Key("agui.session_ttl_seconds", "float", 86400.0,
+        "How long a thread's state (A2A context and task, A2UI surfaces) is kept after its last run.",
+        check=POSITIVE),
+    Key("agui.max_sessions", "int", 10000,
+        "Most threads whose state is kept; the least recently used go first.",
+        check=ONE_OR_MORE),
+    Key("log.format", "enum", "json",
+        "\"json\": one JSON object per line (production); \"console\": human-readable (development).",
+        choices=("json", "console")),
+    Key("log.level", "enum", "info",
+        "Lowest level logged.",
+        choices=("debug", "info", "warning", "error", "critical")),
+    Key("admin.listen", "str", "127.0.0.1:9090",
+        "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
+        "so that probes and Prometheus reach it, and keep it off public Services.",
+        check=check_admin_listen),
+    Key("tracing.enabled", "bool", False,
+        "Make a server span per request and pass the trace context upstream; needs the `otel` extra.",
+        check=check_tracing),
+    Key("tracing.exporter", "enum", "otlp",
+        "Where spans go: \"otlp\" (OTLP over HTTP, configured by the standard OTEL_EXPORTER_OTLP_* "
+        "variables; needs opentelemetry-exporter-otlp-proto-http, in the `otel` extra), \"console\" "
+        "(stdout, for debugging), \"none\" (spans only propagate the trace context).",
+        choices=("otlp", "console", "none")),
+)  # fmt: skip
+
+
+# The [quirks] keys are the fields of gateway.core.quirks.Quirks (their defaults are its defaults); what
+# each one means to an operator is said here, in words (the core's comments cite the sources).
+_QUIRK_DOCS: dict[str, str] = {
+    "rest_double_base64":
+        "v0.3 HTTP+JSON `fileWithBytes`: a2a-sdk 0.3 for Python and the v0.3 layer of a2a-sdk 1.x for "
+        "Python put base64(base64(content)) on the wire; the v0.3 proto (and the JS SDK) say "
+        "base64(content). false follows the proto; true, those Python SDKs.",
+    "rpc_blocking_default":
+        "How a v0.3 JSON-RPC request without `blocking` is treated: true, as blocking (v0.3 JSON-RPC "
+        "servers blocked); false, as returning at once.",
+    "rest_blocking_default":
+        "How a v0.3 HTTP+JSON request without `blocking` is treated: false, as returning at once (v0.3 "
+        "HTTP+JSON servers did not block); true, as blocking.",
+    "ignore_blocking_false":
+        "v0.3 .NET clients always send `blocking: false`; set to treat it as absent.",
+    "final_on_interrupted":
+        "`final` on an interrupted state for v0.3 stream clients: \"lookahead\" looks ahead to the "
+        "stream's end (recommended); \"input_required\" makes input-required always final, as the Go "
+        "SDK's v0.3 layer does.",
+    "rest_push_create_body":
+        "Body of the v0.3 HTTP+JSON push-config create call sent to v0.3 agents: \"config\", the v0.3 "
+        "proto's `TaskPushNotificationConfig` (as the JS SDK sends it); \"request\", a "
+        "`CreateTaskPushNotificationConfigRequest`, as a2a-sdk 0.3 for Python has it.",
+    "rest_subscribe_verb":
+        "HTTP method of the v0.3 HTTP+JSON subscribe call sent to v0.3 agents: GET (the v0.3 proto's "
+        "annotation, and what a2a-sdk 0.3 for Python serves) or POST (the v0.3 specification's text, and "
+        "what the JS SDK 0.3 client sends). v0.3 clients may use either.",
+    "rest_success_codes":
+        "Success statuses answered to v0.3 HTTP+JSON clients: \"200\" everywhere (as the v0.3 layer of "
+        "a2a-sdk 1.x for Python answers), or \"js\": 201 for message:send and push-config create, 204 "
+        "with no body for push-config delete (as the JS SDK answers).",
+    "rest_v03_status_table":
+        "HTTP statuses of errors for v0.3 HTTP+JSON clients: \"py03\", the table of a2a-sdk 0.3 for "
+        "Python (409/415/422/501/502; its client reads only the status, while the JS SDK's clients read "
+        "the body's code), or \"v10\", the v1.0 table (400/404/500).",
+}
 
 
 def _quirk_keys() -> tuple[Key, ...]:
     hints = typing.get_type_hints(Quirks)
-    docs = _quirk_docs()
+    kinds: dict[object, Kind] = {bool: "bool", int: "int", float: "float", str: "str"}
     keys: list[Key] = []
     for f in dataclasses.fields(Quirks):
-        hint = hints[f.name]
+        hint, doc = hints[f.name], _QUIRK_DOCS.get(f.name, "")
         if f.default is dataclasses.MISSING:
             raise TypeError(f"config cannot express Quirks.{f.name}: it has no plain default")
-        doc = (f.metadata.get("doc") or docs.get(f.name, "")).strip()
-        kinds: dict[object, Kind] = {bool: "bool", int: "int", float: "float", str: "str"}
         if hint in kinds:
             keys.append(Key(f"quirks.{f.name}", kinds[hint], f.default, doc))
         elif typing.get_origin(hint) is Literal and all(isinstance(a, str) for a in typing.get_args(hint)):
@@ -72,13 +504,11 @@ def _quirk_keys() -> tuple[Key, ...]:
 
 
 # Every key, in section order (a stable sort keeps the order within a section).
-SCHEMA: tuple[Key, ...] = tuple(
-    sorted(_BASE_SCHEMA + _quirk_keys(), key=lambda k: list(SECTIONS).index(k.section))
-)
-_BY_NAME: dict[str, Key] = {k.name: k for k in SCHEMA}
+SCHEMA: tuple[Key, ...] = tuple(sorted(_TABLE + _quirk_keys(), key=lambda k: list(SECTIONS).index(k.section)))
+BY_NAME: dict[str, Key] = {k.name: k for k in SCHEMA}
 ENV_NAMES: dict[str, Key] = {k.env: k for k in SCHEMA}
 
-_SECTION_TYPES: dict[str, type] = {
+SECTION_TYPES: dict[str, type] = {
     "server": ServerSettings,
     "upstream": UpstreamSettings,
     "upstream.timeout": TimeoutSettings,
@@ -92,56 +522,75 @@ _SECTION_TYPES: dict[str, type] = {
 }
 
 
-def _subsections(section: str) -> list[str]:
+def subsections(section: str) -> list[str]:
+    """The sections directly inside `section` ("upstream" holds "upstream.timeout")."""
     return [s for s in SECTIONS if s.rpartition(".")[0] == section]
 
 
+# --- [[routes]] ------------------------------------------------------------------------------------
+
+
+class RouteKey(NamedTuple):
+    """One key of a `[[routes]]` entry, as the reference shows it."""
+
+    name: str
+    type_label: str
+    default: str
+    doc: str
+
+
+ROUTES_DOC = (
+    "Several agents behind one gateway: each `[[routes]]` entry is an upstream agent selected by path "
+    "prefix and/or `Host`, served as its own sub-application (its card, JSON-RPC, HTTP+JSON, AG-UI and "
+    "push webhook paths all under the prefix, its card's URLs pointing there). A request goes to the "
+    "first route whose host (if set) and prefix match, routes with a host first, longer prefixes first; "
+    "a path no route matches gets a 404 in the A2A HTTP+JSON error shape. With no routes the gateway "
+    "is a sidecar in front of `[upstream]`. Routes come from the config file only: no environment "
+    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]` keys they "
+    "inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
+    "`routes[1].upstream.url`."
+)
+ROUTE_KEYS: tuple[RouteKey, ...] = (
+    RouteKey("name", "string", "required", "The route's name: 1-63 characters of `a-z`, `0-9` and `-`; unique."),
+    RouteKey("path_prefix", "string", '`""`', "The path prefix, e.g. `/agents/billing` (plain segments, no "
+             "trailing slash); `\"\"` matches every path. Host and prefix together are unique."),
+    RouteKey("host", "string", '`""`', "Match only this `Host` (case-insensitive, the port ignored); `\"\"` "
+             "matches any host."),
+    RouteKey("upstream", "table", "`[upstream]`", "Any `[upstream]` key (`url` is required), e.g. "
+             "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
+    RouteKey("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
+             "`[quirks]`."),
+)
+ROUTED_SECTIONS = ("upstream", "quirks")  # the sections a route may set (and the tables among its keys)
+
+
+# --- the schema agrees with itself -----------------------------------------------------------------
+
+
 def _self_check() -> None:
-    """The schema, the section table and the dataclasses must agree, and env names be unique."""
+    """The schema, the section table and the dataclasses must agree, every key be described, and
+    environment variable names be unique."""
     if len(ENV_NAMES) != len(SCHEMA) or ENV_CONFIG_PATH in ENV_NAMES:
         raise AssertionError("two keys map to the same environment variable")
-    if set(_SECTION_TYPES) != set(SECTIONS) or {k.section for k in SCHEMA} != set(SECTIONS):
-        raise AssertionError("SECTIONS, _SECTION_TYPES and SCHEMA disagree on the sections")
+    if set(SECTION_TYPES) != set(SECTIONS) or {k.section for k in SCHEMA} != set(SECTIONS):
+        raise AssertionError("SECTIONS, SECTION_TYPES and SCHEMA disagree on the sections")
     top = {s for s in SECTIONS if "." not in s}
     if {f.name for f in dataclasses.fields(Settings)} - {"routes"} != top:
         raise AssertionError("Settings fields differ from the top-level sections")
-    for section, cls in _SECTION_TYPES.items():
+    for section, cls in SECTION_TYPES.items():
         want = {k.field for k in SCHEMA if k.section == section}
-        want |= {s.rpartition(".")[2] for s in _subsections(section)}
+        want |= {s.rpartition(".")[2] for s in subsections(section)}
         if {f.name for f in dataclasses.fields(cls)} != want:
             raise AssertionError(f"{cls.__name__} fields differ from the [{section}] keys")
+    if set(_QUIRK_DOCS) != {f.name for f in dataclasses.fields(Quirks)}:
+        raise AssertionError("every Quirks field needs its description in _QUIRK_DOCS, and only they")
     for k in SCHEMA:
         if k.name in SECTIONS:
             raise AssertionError(f"{k.name} is both a key and a section")
+        if not k.doc:
+            raise AssertionError(f"{k.name} has no description")
         if not k.required:
-            _coerce_value(k, k.default)  # every default is valid for its own kind
-
-
-def _walk_toml(doc: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Yield (dotted name, value) for every key in the document; unknown names yield too (the caller
-    reports them). Schema keys whose kind is a table are not descended into."""
-    for name, value in doc.items():
-        dotted = f"{prefix}{name}"
-        if dotted not in _BY_NAME and dotted in SECTIONS and isinstance(value, dict):
-            yield from _walk_toml(value, dotted + ".")
-        else:
-            yield dotted, value
-
-
-def _suggest(name: str, candidates: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
-def _build_section(section: str, values: Mapping[str, Any]) -> Any:
-    kwargs: dict[str, Any] = {k.field: values[k.name] for k in SCHEMA if k.section == section}
-    for sub in _subsections(section):
-        kwargs[sub.rpartition(".")[2]] = _build_section(sub, values)
-    return _SECTION_TYPES[section](**kwargs)
-
-
-def _build(values: Mapping[str, Any]) -> Settings:
-    return Settings(**{s: _build_section(s, values) for s in SECTIONS if "." not in s})
+            k.typed(k.default)  # every default is valid for its own kind
 
 
 _self_check()

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from gateway.config.checks import Network, _split_hostport
+from gateway.config.checks import Network, split_hostport
 from gateway.core.quirks import Quirks
 
 
@@ -21,11 +21,11 @@ class _Listens:
     @property
     def host(self) -> str:
         """The listen host, without IPv6 brackets."""
-        return _split_hostport(self.listen)[0]
+        return split_hostport(self.listen)[0]
 
     @property
     def port(self) -> int:
-        return _split_hostport(self.listen)[1]
+        return split_hostport(self.listen)[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,6 @@ class ServerSettings(_Listens):
     stream_drain_seconds: float
     workers: int
     event_loop: Literal["auto", "asyncio", "uvloop"]
-
 
 
 @dataclass(frozen=True, slots=True)

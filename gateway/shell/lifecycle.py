@@ -1,36 +1,160 @@
-"""Owns the life of one gateway app: in-flight requests (one middleware), open streams (the relay's
-handles), readiness and the settings in force; the module the rest imports from (see lifecycle_*)."""
+"""Owns the life of one gateway process: in-flight requests, open streams and their handles, readiness
+and the settings in force (Lifecycle), the SIGHUP reload, and the runners, signals and drain (Process)."""
 
-# The other concerns live beside it: lifecycle_process (the runners, the signals and the SIGTERM drain),
-# lifecycle_reload (SIGHUP) and lifecycle_streams (one open stream's handle); their names are re-exported.
+# Drain, in order: readiness fails; the listening socket closes (no new connections) and idle keep-alive
+# connections are closed; requests in flight continue; after `server.stream_drain_seconds` every open
+# stream is ended after its last complete event (`: draining`, then the end of the response); at
+# `server.shutdown_grace_seconds` whatever is still running is cancelled; the app is cleaned up; exit 0.
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
 
-from gateway.config import Settings
-from gateway.observability import bound, get_logger
-from gateway.shell.lifecycle_process import CANCEL_WAIT_SECONDS, Process
-from gateway.shell.lifecycle_reload import keep_static, reload_settings, restart_keys
-from gateway.shell.lifecycle_streams import Drained, Stoppable, StreamHandle
+from gateway.config import ConfigError, Settings
+from gateway.observability import bound, configure, get_logger
 from gateway.shell.metrics import Metrics
 from gateway.shell.upstream import Upstream
 
-__all__ = ["Drained", "Lifecycle", "Process", "StreamHandle", "keep_static", "restart_keys"]
+__all__ = [
+    "CANCEL_WAIT_SECONDS",
+    "RESTART_PREFIXES",
+    "ROUTED_RESTART_PREFIXES",
+    "Drained",
+    "Lifecycle",
+    "Process",
+    "Stoppable",
+    "StreamHandle",
+    "keep_static",
+    "restart_keys",
+]
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 log = get_logger("gateway.lifecycle")
 
 READY_POLL_SECONDS = 1.0
+CANCEL_WAIT_SECONDS = 2.0  # after the grace: how long cancelled handlers get to unwind
+
+
+# --- one open stream, as the drain sees it -----------------------------------------------------------
+
+
+class Drained(Exception):
+    """Set on a stream's upstream reader to wake its relay loop: the gateway is draining."""
+
+
+class Stoppable(Protocol):
+    """What a stream handle needs of the relay's translator (see shell.relay.Relay)."""
+
+    @property
+    def events_out(self) -> int: ...
+
+
+class StreamHandle:
+    """One open stream, registered by the relay loop while it runs."""
+
+    __slots__ = ("_counted", "_lifecycle", "_reader", "mode", "relay", "stopping")
+
+    def __init__(self, lifecycle: Lifecycle, reader: aiohttp.StreamReader, relay: Stoppable,
+                 mode: str) -> None:
+        self._lifecycle = lifecycle
+        self._reader = reader
+        self.relay = relay
+        self.mode = mode
+        self.stopping = False
+        self._counted = 0
+
+    @property
+    def at_boundary(self) -> bool:
+        """Everything written so far ends with a complete event (a translator only writes whole ones)."""
+        return bool(getattr(self.relay, "at_boundary", True))
+
+    def stop(self) -> None:
+        """End this stream after its last complete event; wake the loop if it waits for the upstream."""
+        if self.stopping:
+            return
+        self.stopping = True
+        if hasattr(self.relay, "stopping"):
+            self.relay.stopping = True  # a pass-through cuts its next chunk at an event boundary
+        if self.at_boundary:
+            self._reader.set_exception(Drained())
+
+    def sync(self) -> None:
+        """Count the events written since the last call."""
+        n = self.relay.events_out - self._counted
+        if n > 0:
+            self._counted += n
+            self._lifecycle.metrics.events_relayed(n, self.mode)
+
+    def upstream_error(self, kind: str) -> None:
+        self._lifecycle.metrics.upstream_error(kind)
+
+    def close(self) -> None:
+        self.sync()
+        self._lifecycle.stream_closed(self)
+
+
+# --- the keys a reload cannot change -----------------------------------------------------------------
+
+
+# keys read once when the app is built: a reload that changes them is logged as needing a restart
+RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "admin.", "tracing.", "push.",
+                    "agui.", "routes")
+# with [[routes]], every route's settings (and the [upstream]/[quirks] keys they inherit) are fixed too
+ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.")
+
+
+def _flatten(obj: object, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    for f in dataclasses.fields(obj):  # type: ignore[arg-type]
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            out.update(_flatten(value, f"{prefix}{f.name}."))
+        else:
+            out[f"{prefix}{f.name}"] = dict(value) if hasattr(value, "items") else value
+    return out
+
+
+def _changed_keys(old: Settings, new: Settings) -> list[str]:
+    a, b = _flatten(old), _flatten(new)
+    return sorted(k for k in a if a[k] != b.get(k))
+
+
+def _restart_prefixes(old: Settings, new: Settings) -> tuple[str, ...]:
+    return ROUTED_RESTART_PREFIXES if old.routes or new.routes else RESTART_PREFIXES
+
+
+def restart_keys(old: Settings, new: Settings) -> list[str]:
+    """Changed keys that only take effect after a restart."""
+    return [k for k in _changed_keys(old, new) if k.startswith(_restart_prefixes(old, new))]
+
+
+def keep_static(old: Settings, new: Settings) -> Settings:
+    """The settings in force after a reload: the new ones, except the keys read at start-up (each of
+    RESTART_PREFIXES: a key, or with a trailing dot a whole section) keep their running values."""
+    kept = new
+    for prefix in RESTART_PREFIXES:
+        kept = _with_old(kept, old, prefix.rstrip(".").split("."))
+    return kept
+
+
+def _with_old(new: Any, old: Any, path: list[str]) -> Any:
+    """`new` with the value at the dotted `path` taken from `old` (nested frozen dataclasses)."""
+    head, rest = path[0], path[1:]
+    value = _with_old(getattr(new, head), getattr(old, head), rest) if rest else getattr(old, head)
+    return dataclasses.replace(new, **{head: value})
+
+
+# --- one gateway app: requests, streams, readiness, settings -----------------------------------------
 
 
 class Lifecycle:
@@ -144,6 +268,11 @@ class Lifecycle:
             handle.stop()
         return handle
 
+    def stream_closed(self, handle: StreamHandle) -> None:
+        """The relay loop of `handle` has ended: it no longer counts as open."""
+        self._streams.discard(handle)
+        self.metrics.open_streams.dec()
+
     def stop_streams(self) -> int:
         """End every open stream (and any opened from now on) after its last complete event."""
         self._streams_stopped = True
@@ -193,11 +322,49 @@ class Lifecycle:
                 os.kill(os.getpid(), signal.SIGTERM)
             await asyncio.sleep(READY_POLL_SECONDS)
 
-    # ---- reload (lifecycle_reload) --------------------------------------------------------------
+    # ---- reload (SIGHUP) -------------------------------------------------------------------------
 
     def reload(self, loader: Callable[[], Settings]) -> bool:
-        """SIGHUP: load and validate the configuration again (see lifecycle_reload.reload_settings)."""
-        return reload_settings(self, loader)
+        """SIGHUP: load and validate the configuration again. On success new requests get the new
+        settings (a changed upstream gets a new session; the old one closes when the requests that
+        use it are done); on failure the running settings stay. Either way: logged and counted."""
+        try:
+            new = loader()
+        except ConfigError as exc:
+            log.error("config_reload_failed", problems=[str(p) for p in exc.problems],
+                      detail="keeping the running configuration")
+            if not self.supervised:
+                self.metrics.config_reload("error")
+            return False
+        old = self.settings
+        changed = _changed_keys(old, new)
+        self._put_in_force(old, new)
+        if new.log != old.log:
+            configure(new.log)
+        if not self.supervised:
+            self.metrics.config_reload("ok")
+        log.info("config_reloaded", changed=changed)
+        static = [k for k in changed if k.startswith(_restart_prefixes(old, new))]
+        if static:
+            log.warning("config_reload_needs_restart", keys=static,
+                        detail="these keys are read at start-up; the running values stay until a restart")
+        return True
+
+    def _put_in_force(self, old: Settings, new: Settings) -> None:
+        """New requests get `new`, but for the keys read at start-up; a changed upstream is swapped."""
+        self.settings = keep_static(old, new)
+        self.generation += 1
+        if old.routes or new.routes:  # the routes' upstream and quirks are fixed at start-up; the rest reach them
+            self.settings = dataclasses.replace(self.settings, upstream=old.upstream, quirks=old.quirks)
+            for route in self.routes.values():
+                route.settings = dataclasses.replace(self.settings, upstream=route.settings.upstream,
+                                                     quirks=route.settings.quirks, routes=())
+                route.generation += 1
+            return
+        retired = self.upstream.reconfigure(new.upstream, max_body_bytes=new.limits.max_body_bytes,
+                                            max_connections=new.limits.max_connections)
+        if retired is not None:
+            self.retire(retired)
 
     def retire(self, session: aiohttp.ClientSession) -> None:
         """A reload replaced the upstream session: close it when the requests that use it are done."""
@@ -212,7 +379,7 @@ class Lifecycle:
         self._jobs.add(task)
         task.add_done_callback(self._jobs.discard)
 
-    # ---- drain (lifecycle_process) --------------------------------------------------------------
+    # ---- drain (Process.drain) ----------------------------------------------------------------
 
     async def cancel_leftovers(self) -> int:
         """The grace is over: cancel every handler still running and give them a moment to unwind."""
@@ -228,3 +395,108 @@ def _connections(server: web.Server) -> int:
     """Open client connections; `Server.connections` copies them into a list, so count its dict."""
     table = getattr(server, "_connections", None)
     return len(table) if table is not None else len(server.connections)
+
+
+# --- one serving process: runners, signals, drain ----------------------------------------------------
+
+
+class Process:
+    """One serving process: the app's runner and listener (SO_REUSEPORT under a supervisor), the admin
+    listener unless a parent serves it, the signal handlers, and the drain."""
+
+    def __init__(self, app: web.Application, lifecycle: Lifecycle, *, admin: web.Application | None = None,
+                 loader: Callable[[], Settings] | None = None, reuse_port: bool = False) -> None:
+        self.app = app
+        self.lifecycle = lifecycle
+        self.admin = admin
+        self.loader = loader
+        self.reuse_port = reuse_port
+        self.runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True,
+                                    shutdown_timeout=CANCEL_WAIT_SECONDS)
+        self.admin_runner = (web.AppRunner(admin, handle_signals=False, access_log=None,
+                                           shutdown_timeout=1.0) if admin is not None else None)
+        self.site: web.TCPSite | None = None
+        self._stop = asyncio.Event()
+        self._drained = False
+        self._reloads: set[asyncio.Task[None]] = set()
+
+    @property
+    def port(self) -> int:
+        """The main listener's port (useful with port 0)."""
+        return int(self.runner.addresses[0][1])
+
+    @property
+    def admin_port(self) -> int | None:
+        return int(self.admin_runner.addresses[0][1]) if self.admin_runner is not None else None
+
+    async def start(self, host: str, port: int, admin: tuple[str, int] | None = None) -> None:
+        await self.runner.setup()
+        self.lifecycle.server = self.runner.server
+        self.site = web.TCPSite(self.runner, host, port, reuse_port=self.reuse_port or None)
+        await self.site.start()
+        if self.admin_runner is not None and admin is not None:
+            await self.admin_runner.setup()
+            await web.TCPSite(self.admin_runner, admin[0], admin[1]).start()
+
+    async def close(self) -> None:
+        """Release the runners without a drain (start failed)."""
+        await self.runner.cleanup()
+        if self.admin_runner is not None:
+            await self.admin_runner.cleanup()
+
+    def install_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, self._on_stop, "SIGTERM")
+        loop.add_signal_handler(signal.SIGINT, self._on_stop, "SIGINT")
+        if self.loader is not None:
+            loop.add_signal_handler(signal.SIGHUP, self._on_reload)
+
+    def _on_stop(self, name: str) -> None:
+        if self._stop.is_set():
+            log.info("drain_in_progress", signal=name)
+        self._stop.set()
+
+    def _on_reload(self) -> None:
+        loader = self.loader
+        assert loader is not None
+        log.info("config_reload", signal="SIGHUP")
+        self.lifecycle.reload(loader)
+
+    async def run(self) -> int:
+        """Serve until SIGTERM or SIGINT, then drain; the exit status (0)."""
+        self.install_signals()
+        await self._stop.wait()
+        await self.drain()
+        return 0
+
+    async def drain(self) -> None:
+        """Readiness off, listener closed, in-flight requests finished or (after the grace) cancelled,
+        streams ended cleanly, the app cleaned up. Idempotent."""
+        if self._drained:
+            return
+        self._drained = True
+        lc, settings = self.lifecycle, self.lifecycle.settings
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        grace = settings.server.shutdown_grace_seconds
+        lc.draining = True
+        lc.metrics.ready.set(0)
+        log.info("drain_start", in_flight=lc.in_flight, streams=lc.open_streams, grace_s=grace)
+        if self.site is not None:
+            await self.site.stop()  # the listening socket closes: no new connections
+        server = self.runner.server
+        if server is not None:
+            await asyncio.sleep(0)  # requests already read get to their handlers first
+            server.pre_shutdown()  # idle keep-alive connections close; busy ones after their reply
+        stream_deadline = started + min(settings.server.stream_drain_seconds, grace)
+        await lc.wait_idle(stream_deadline - loop.time())
+        stopped = lc.stop_streams()
+        idle = await lc.wait_idle(started + grace - loop.time())
+        cancelled = 0 if idle else await lc.cancel_leftovers()
+        await self.runner.cleanup()
+        log.info("drain_done", streams_ended=stopped, cancelled=cancelled,
+                 duration_s=round(loop.time() - started, 3))
+        if cancelled:
+            log.warning("drain_cancelled_requests", count=cancelled, grace_s=grace)
+        if self.admin_runner is not None:
+            await self.admin_runner.cleanup()

@@ -1,18 +1,38 @@
-"""Lifecycle: requests beyond `limits.max_client_connections` are refused (503, Retry-After, closed);
-the event loop choice; and the requests, agents' replies and helpers the other lifecycle tests share."""
+"""Tests for gateway/shell/lifecycle.py: requests beyond `limits.max_client_connections` are refused
+(503, Retry-After, closed); the event loop choice; open streams and their handles (events counted, stopped
+at an event boundary); the SIGHUP reload (a new upstream session, invalid files kept out, the keys read at
+start-up kept); and the drain (100 open streams and unary calls, nothing lost), SIGHUP and SIGTERM on the
+real command line. Its requests, replies and helpers are shared with tests/test_workers.py."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
+import socket
+import sys
 import time
+from pathlib import Path
 from typing import Any
+from unittest import mock
 
-from gateway.config import load
+import aiohttp
+import pytest
+
+from gateway.config import Settings, load
+from gateway.core import jsoncodec
 from gateway.shell.app import build_app, loop_factory
 from gateway.shell.keys import LIFECYCLE, METRICS
-from gateway.shell.lifecycle import Process
+from gateway.shell.lifecycle import Drained, Lifecycle, Process, keep_static, restart_keys
+from gateway.shell.metrics import PREFIX
+from gateway.shell.relay import PassThrough
 from tests.shell.test_metrics import parse, value
+
+ROOT = Path(__file__).resolve().parents[2]
+STREAMS = 100
+UNARY = 20
+GRACE = 8.0
 
 V03_STREAM = {"jsonrpc": "2.0", "id": 7, "method": "message/stream", "params": {"message": {
     "kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}
@@ -31,8 +51,6 @@ async def _until(predicate: Any, timeout: float = 10.0) -> None:
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -77,3 +95,356 @@ def test_event_loop_choice() -> None:
     else:
         assert loop_factory("auto") is uvloop.new_event_loop
         assert loop_factory("uvloop") is uvloop.new_event_loop
+
+# --- open streams ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+def test_pass_through_knows_where_events_end_and_cuts_there_when_draining(eol: bytes) -> None:
+    events = [b"data: {\"n\": %d}" % i + eol + b"id: %d" % i + eol + eol for i in range(3)]
+    whole = b"".join(events)
+    for size in (1, 2, 3, 7, len(whole)):
+        relay = PassThrough()
+        assert relay.at_boundary
+        out, boundaries = [], []
+        for i in range(0, len(whole), size):
+            out.append(relay.feed(whole[i:i + size]))
+            boundaries.append(relay.at_boundary)
+        assert b"".join(out) == whole  # untouched
+        assert relay.events_out == 3 and relay.at_boundary
+        ends = {len(events[0]), len(events[0]) + len(events[1]), len(whole)}
+        if eol == b"\r\n":  # after "\r\n\r" the event has ended already: a CR alone ends a line
+            ends |= {e - 1 for e in ends}
+        assert [min(i + size, len(whole)) in ends for i in range(0, len(whole), size)] == boundaries
+
+    relay = PassThrough()
+    assert relay.feed(events[0][:5]) == events[0][:5]
+    relay.stopping = True  # the drain: the rest of this event, nothing after it
+    assert relay.feed(events[0][5:] + events[1]) == events[0][5:]
+    assert relay.at_boundary and relay.feed(events[2]) == b""
+
+
+def _metric(lc: Lifecycle, name: str, **labels: str) -> float:
+    return value(parse(lc.metrics.render().decode()), PREFIX + name, **labels)
+
+
+async def test_a_stream_handle_counts_events_and_stops_at_an_event_boundary() -> None:
+    lc = build_app(load(None, {}, {"upstream.url": "http://127.0.0.1:9", "log.format": "console"}))[LIFECYCLE]
+    loop = asyncio.get_running_loop()
+    reader = aiohttp.StreamReader(mock.Mock(), 2**16, loop=loop)
+    relay = PassThrough()
+    handle = lc.stream(reader, relay, "passthrough")
+    assert lc.open_streams == 1 and _metric(lc, "open_streams") == 1
+
+    relay.feed(b"data: 1\n\ndata: 2\n\ndata: 3")  # two whole events and the start of a third
+    handle.sync()
+    handle.sync()  # counted once
+    assert _metric(lc, "sse_events_relayed_total", mode="passthrough") == 2
+
+    assert lc.stop_streams() == 1
+    assert handle.stopping and relay.stopping
+    assert reader.exception() is None  # in the middle of an event: the loop finishes it first
+    relay.feed(b"\n\ndata: 4\n\n")
+    handle.sync()
+    assert _metric(lc, "sse_events_relayed_total", mode="passthrough") == 3  # the third, not the fourth
+
+    late_reader = aiohttp.StreamReader(mock.Mock(), 2**16, loop=loop)
+    late = lc.stream(late_reader, PassThrough(), "passthrough")  # opened during the drain: stopped at once
+    assert late.stopping and isinstance(late_reader.exception(), Drained)
+
+    handle.close()
+    late.close()
+    assert lc.open_streams == 0 and _metric(lc, "open_streams") == 0
+
+# --- reload (SIGHUP) ---------------------------------------------------------------------------------
+
+
+async def test_reload_swaps_the_upstream_after_its_requests_finish(fake_agent_factory, gateway_factory) -> None:
+    first, second = await fake_agent_factory("1.0"), await fake_agent_factory("1.0")
+    for fake in (first, second):
+        fake.reply_json("SendMessage", {"task": V10_TASK})
+    first.reply_delay("SendMessage", 0.5)
+    gateway = await gateway_factory(first.url, upstream__version="1.0")
+    lc = gateway.app[LIFECYCLE]
+    old = lc.settings
+
+    async def send() -> Any:
+        resp = await gateway.post("/", data=jsoncodec.dumpb(V10_SEND),
+                                  headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+        return await resp.json()
+
+    slow = asyncio.get_running_loop().create_task(send())
+    await _until(lambda: len(first.calls("SendMessage")) == 1)
+    old_session = lc.upstream.session
+    assert lc.reload(lambda: load(None, {}, {"upstream.url": second.url, "upstream.version": "1.0",
+                                             "server.listen": "127.0.0.1:1", "log.format": "console"}))
+    assert lc.settings.upstream.url == second.url
+    assert lc.settings.server.listen == old.server.listen  # read at start-up: kept until a restart
+    assert "result" in await send()  # new requests: the new agent, through a new session
+    assert len(second.calls("SendMessage")) == 1 and lc.upstream.session is not old_session
+    assert not old_session.closed  # the slow request still uses it
+    assert "result" in await slow
+    await _until(lambda: old_session.closed)
+    assert not lc.reload(lambda: load(None, {"A2A_GATEWAY_SERVER_WORKERS": "0"}, {"upstream.url": second.url}))
+    assert lc.settings.upstream.url == second.url
+
+
+def _settings(**values: object) -> Settings:
+    return load(None, {}, {"upstream.url": "http://127.0.0.1:9", "log.format": "console", **values})
+
+
+def test_keys_read_at_start_up_need_a_restart_and_stay() -> None:
+    old = _settings()
+    new = _settings(**{"server.listen": "127.0.0.1:1", "upstream.url": "http://127.0.0.1:10",
+                       "limits.max_body_bytes": 1000})
+    assert restart_keys(old, new) == ["server.listen"]
+    kept = keep_static(old, new)
+    assert kept.server.listen == old.server.listen
+    assert (kept.upstream.url, kept.limits.max_body_bytes) == ("http://127.0.0.1:10", 1000)
+    assert restart_keys(old, old) == []
+
+
+def test_keep_static_keeps_exactly_the_restart_keys() -> None:
+    old = _settings()
+    changes = {"server.listen": "127.0.0.1:1", "server.workers": 2, "server.heartbeat_seconds": 3.0,
+               "push.max_attempts": 9, "agui.max_sessions": 7, "admin.listen": "127.0.0.1:2",
+               "tracing.exporter": "console", "limits.max_body_bytes": 1000, "log.level": "debug"}
+    new = _settings(**changes)
+    kept = keep_static(old, new)
+    restart = set(restart_keys(old, new))
+    assert restart == {"server.listen", "server.workers", "push.max_attempts", "agui.max_sessions", "admin.listen",
+                       "tracing.exporter"}
+    for dotted in changes:
+        section, field = dotted.split(".")
+        source = old if dotted in restart else new
+        assert getattr(getattr(kept, section), field) == getattr(getattr(source, section), field), dotted
+
+
+def test_with_routes_the_upstream_needs_a_restart_too(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.toml"
+    path.write_text('[[routes]]\nname = "billing"\npath_prefix = "/billing"\n'
+                    '[routes.upstream]\nurl = "http://127.0.0.1:9"\n', encoding="utf-8")
+    old = load(path, {})
+    new = load(path, {}, {"upstream.url": "http://127.0.0.1:10"})
+    assert restart_keys(old, new) == ["upstream.url"]
+    assert keep_static(old, new).routes == old.routes
+
+
+async def test_an_invalid_configuration_keeps_the_running_one_and_is_counted_unless_supervised() -> None:
+    lc = build_app(_settings())[LIFECYCLE]
+    before = lc.settings
+
+    def invalid() -> Settings:
+        return load(None, {"A2A_GATEWAY_SERVER_WORKERS": "0"}, {"upstream.url": "http://127.0.0.1:10"})
+
+    assert not lc.reload(invalid)
+    assert lc.settings is before and lc.generation == 0
+    lc.supervised = True  # a worker: its parent counts reloads
+    assert not lc.reload(invalid)
+    samples = parse(lc.metrics.render().decode())
+    assert value(samples, "a2a_gateway_config_reloads_total", outcome="error") == 1
+
+# --- drain, signals, the command line ----------------------------------------------------------------
+
+
+def _halves(n: int) -> list[bytes | dict[str, Any]]:
+    """`n` v1.0 stream events, each written in two pieces: the agent is often in the middle of one."""
+    out: list[bytes | dict[str, Any]] = []
+    for i in range(n):
+        item = ({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}} if i == 0
+                else {"statusUpdate": {"taskId": "t1", "contextId": "c1",
+                                       "status": {"state": "TASK_STATE_WORKING"}, "metadata": {"n": i}}})
+        frame = b"data: " + jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": item}) + b"\n\n"
+        out += [frame[:20], frame[20:]]
+    return out
+
+
+def _complete_events(body: bytes) -> list[Any]:
+    """Every event of an SSE body, parsed; fails on a half event or a body not ending an event."""
+    assert body.endswith(b"\n\n"), body[-80:]
+    events = []
+    for block in body.split(b"\n\n")[:-1]:
+        lines = block.split(b"\n")
+        if all(line.startswith(b":") for line in lines):
+            continue
+        data = b"\n".join(line[5:].lstrip(b" ") for line in lines if line.startswith(b"data:"))
+        events.append(jsoncodec.loads(data))
+    return events
+
+
+async def test_drain_with_open_streams_and_unary_calls_loses_nothing(fake_agent_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", _halves(400), delay=0.05)
+    fake.reply_json("SendMessage", {"task": V10_TASK})
+    fake.reply_delay("SendMessage", 1.0)  # replies still on their way when the drain starts
+    settings = load(None, {}, {"upstream.url": fake.url, "upstream.version": "1.0", "log.format": "console",
+                               "server.shutdown_grace_seconds": GRACE, "server.stream_drain_seconds": 0.3,
+                               "server.heartbeat_seconds": 0, "limits.max_connections": STREAMS + UNARY})
+    app = build_app(settings)
+    lc = app[LIFECYCLE]
+    process = Process(app, lc)
+    await process.start("127.0.0.1", 0)
+    url = f"http://127.0.0.1:{process.port}/"
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+    try:
+        async def stream(i: int) -> tuple[int, bytes]:
+            v03 = i % 2 == 0  # half translated for v0.3 clients, half passed through for v1.0 clients
+            headers = {"Content-Type": "application/json", **({} if v03 else {"A2A-Version": "1.0"})}
+            async with session.post(url, data=jsoncodec.dumpb(V03_STREAM if v03 else V10_STREAM),
+                                    headers=headers) as resp:
+                return i, await resp.read()
+
+        async def unary(i: int) -> Any:
+            v03 = i % 2 == 0
+            headers = {"Content-Type": "application/json", **({} if v03 else {"A2A-Version": "1.0"})}
+            async with session.post(url, data=jsoncodec.dumpb(V03_SEND if v03 else V10_SEND),
+                                    headers=headers) as resp:
+                return resp.status, await resp.json()
+
+        loop = asyncio.get_running_loop()
+        streams = [loop.create_task(stream(i)) for i in range(STREAMS)]
+        await _until(lambda: lc.open_streams == STREAMS)
+        await asyncio.sleep(0.3)  # a few events each
+        calls = [loop.create_task(unary(i)) for i in range(UNARY)]
+        await _until(lambda: len(fake.calls("SendMessage")) == UNARY)
+
+        started = time.monotonic()
+        drain = loop.create_task(process.drain())
+        await asyncio.sleep(0)
+        assert lc.readiness() == (False, "draining: the gateway is shutting down")  # at once
+        await asyncio.sleep(0.1)
+        with pytest.raises(aiohttp.ClientConnectionError):  # the listener is closed
+            async with aiohttp.ClientSession() as fresh:
+                await fresh.post(url, data=b"{}")
+        await asyncio.wait_for(drain, GRACE + 5)
+        elapsed = time.monotonic() - started
+        assert elapsed < GRACE, elapsed
+
+        replies = await asyncio.gather(*calls)
+        assert [status for status, _ in replies] == [200] * UNARY  # no unary call lost
+        assert all("result" in body and "error" not in body for _, body in replies)
+        assert fake.open_streams == 0  # the gateway stopped reading and closed every upstream stream
+
+        for i, body in await asyncio.gather(*streams):
+            assert body.endswith(b": draining\n\n"), (i, body[-120:])
+            events = _complete_events(body)
+            assert len(events) >= 2
+            assert all(e["id"] == (7 if i % 2 == 0 else 1) and "result" in e for e in events)
+            if i % 2 == 0:  # v0.3: kind-tagged items, none `final` (the task is still working)
+                assert events[0]["result"]["kind"] == "task"
+                assert all(e["result"].get("final") is False for e in events[1:])
+        assert lc.in_flight == 0 and lc.open_streams == 0
+    finally:
+        await session.close()
+        await process.drain()
+
+
+async def test_streams_past_the_grace_are_cancelled_and_drain_still_ends(fake_agent_factory) -> None:
+    """An agent stuck in the middle of an event: the pass-through waits for its end until the grace,
+    then the request is cancelled; the drain ends on time all the same."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", [b'data: {"jsonrpc": "2.0", "id": 1, "res'], then="hang")
+    settings = load(None, {}, {"upstream.url": fake.url, "upstream.version": "1.0", "log.format": "console",
+                               "server.shutdown_grace_seconds": 0.5, "server.stream_drain_seconds": 0})
+    app = build_app(settings)
+    lc = app[LIFECYCLE]
+    process = Process(app, lc)
+    await process.start("127.0.0.1", 0)
+    async with aiohttp.ClientSession() as session:
+        resp = await session.post(f"http://127.0.0.1:{process.port}/", data=jsoncodec.dumpb(V10_STREAM),
+                                  headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+        await _until(lambda: lc.open_streams == 1)
+        started = time.monotonic()
+        await process.drain()
+        assert time.monotonic() - started < 0.5 + 3
+        assert lc.in_flight == 0
+        resp.close()
+
+
+# --- the real command line ------------------------------------------------------------------------
+
+
+def _config(upstream: str, port: int, admin: int, extra: str = "") -> str:
+    return (f'[server]\nlisten = "127.0.0.1:{port}"\nshutdown_grace_seconds = 5.0\n'
+            f'[upstream]\nurl = "{upstream}"\nversion = "1.0"\n'
+            f'[admin]\nlisten = "127.0.0.1:{admin}"\n[log]\nformat = "json"\n{extra}')
+
+
+async def _metrics(session: aiohttp.ClientSession, admin: int) -> Any:
+    async with session.get(f"http://127.0.0.1:{admin}/metrics") as resp:
+        return parse(await resp.text())
+
+
+async def _reloads(session: aiohttp.ClientSession, admin: int, outcome: str) -> float:
+    """The reloads counted with `outcome`, once there is one (or after about five seconds)."""
+    for _ in range(100):
+        count = value(await _metrics(session, admin), "a2a_gateway_config_reloads_total", outcome=outcome)
+        if count == 1:
+            break
+        await asyncio.sleep(0.05)
+    return count
+
+
+async def _wait_ready(session: aiohttp.ClientSession, admin: int, proc: Any) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        assert proc.returncode is None, "the gateway exited"
+        try:
+            async with session.get(f"http://127.0.0.1:{admin}/readyz") as resp:
+                if resp.status == 200:
+                    return
+        except aiohttp.ClientConnectionError:
+            pass
+        await asyncio.sleep(0.1)
+    raise AssertionError("the gateway did not become ready")
+
+
+async def _send(session: aiohttp.ClientSession, port: int) -> int:
+    async with session.post(f"http://127.0.0.1:{port}/", data=jsoncodec.dumpb(V10_SEND),
+                            headers={"A2A-Version": "1.0", "Content-Type": "application/json"}) as resp:
+        await resp.read()
+        return resp.status
+
+
+async def test_sighup_reloads_a_valid_file_and_keeps_the_running_one_on_an_invalid_file(
+        fake_agent_factory, tmp_path: Path) -> None:
+    first, second = await fake_agent_factory("1.0"), await fake_agent_factory("1.0")
+    for fake in (first, second):
+        fake.reply_json("SendMessage", {"task": V10_TASK})
+    port, admin = _free_port(), _free_port()
+    path = tmp_path / "gateway.toml"
+    path.write_text(_config(first.url, port, admin))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_GATEWAY_")}
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "gateway", "serve", "--config", str(path),
+                                                cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.STDOUT)
+    try:
+        async with aiohttp.ClientSession() as session:
+            await _wait_ready(session, admin, proc)
+            assert await _send(session, port) == 200
+            assert len(first.calls("SendMessage")) == 1
+
+            path.write_text(_config(second.url, port, admin))  # a new upstream
+            os.kill(proc.pid, signal.SIGHUP)
+            assert await _reloads(session, admin, "ok") == 1
+            assert await _send(session, port) == 200
+            assert (len(first.calls("SendMessage")), len(second.calls("SendMessage"))) == (1, 1)
+
+            path.write_text(_config(first.url, port, admin, extra='[limits]\nmax_body_bytes = "big"\n'))
+            os.kill(proc.pid, signal.SIGHUP)
+            assert await _reloads(session, admin, "error") == 1
+            assert await _send(session, port) == 200  # still the second agent: the running config stayed
+            assert (len(first.calls("SendMessage")), len(second.calls("SendMessage"))) == (1, 2)
+
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 10) == 0
+        assert proc.stdout is not None
+        log = (await proc.stdout.read()).decode()
+        assert "config_reloaded" in log
+        failed = [line for line in log.splitlines() if '"event": "config_reload_failed"' in line]
+        assert len(failed) == 1 and "limits.max_body_bytes: must be an integer" in failed[0]
+        assert '"event": "drain_done"' in log
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

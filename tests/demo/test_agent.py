@@ -1,4 +1,4 @@
-"""Tests for gateway/shell/demo_agent*.py: every JSON-RPC method of the bundled v1.0 demo agent, its
+"""Tests for gateway/demo/ (agent, proto, tasks): every JSON-RPC method of the bundled v1.0 demo agent, its
 streams, the A2A-Version requirement and strict params. Every result, event and card is checked by strict
 ProtoJSON parsing into a2a-sdk's v1.0 types, and must be exactly what protobuf itself would print."""
 
@@ -18,7 +18,7 @@ from google.rpc import error_details_pb2
 
 from gateway.core import jsoncodec
 from gateway.core.sse import SseEvent, SseParser
-from gateway.shell.demo_agent import AGENT_NAME, demo_agent_app
+from gateway.demo import AGENT_NAME, demo_agent_app
 
 PUBLIC = "http://demo.example:8001"
 V10 = {"A2A-Version": "1.0"}

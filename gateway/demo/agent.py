@@ -1,5 +1,5 @@
-"""Owns the demo agent that `a2a-gateway demo` runs behind the gateway: a small, strict A2A v1.0 agent
-(JSON-RPC binding, ProtoJSON of the v1.0 proto) that echoes messages, so the gateway can be tried alone."""
+"""Owns the demo agent's server (aiohttp): its v1.0 agent card, and JSON-RPC 2.0 on POST / checked in
+a2a-python's order, answered as JSON or SSE; what a task does is tasks.py's, the params wire proto.py's."""
 
 from __future__ import annotations
 
@@ -15,16 +15,8 @@ from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError
 from gateway.core.sse import encode_data
 from gateway.core.types import Json, JsonObj
-from gateway.shell.demo_agent_proto import RpcError, parse_params
-from gateway.shell.demo_agent_tasks import (
-    INTERRUPTED,
-    MAX_TASKS,
-    TERMINAL,
-    DemoTasks,
-    check_history_length,
-    snapshot,
-    unsupported,
-)
+from gateway.demo.proto import RpcError, parse_params, unsupported
+from gateway.demo.tasks import INTERRUPTED, MAX_TASKS, TERMINAL, DemoTasks, check_history_length, snapshot
 
 __all__ = ["AGENT_NAME", "agent_card", "demo_agent_app"]
 

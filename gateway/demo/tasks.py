@@ -12,10 +12,9 @@ from collections import OrderedDict
 from datetime import UTC, datetime
 
 from gateway.core.types import JsonObj
-from gateway.shell.demo_agent_proto import RpcError, invalid_params, parse_timestamp
+from gateway.demo.proto import RpcError, invalid_params, parse_timestamp, task_not_found, unsupported
 
-__all__ = ["INTERRUPTED", "MAX_TASKS", "TERMINAL", "DemoTasks", "check_history_length", "snapshot",
-           "unsupported"]
+__all__ = ["INTERRUPTED", "MAX_TASKS", "TERMINAL", "DemoTasks", "check_history_length", "snapshot"]
 
 MAX_TASKS = 1000
 MAX_CHUNKS = 64  # a long text is streamed in at most this many artifact chunks
@@ -23,14 +22,6 @@ TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_C
                       "TASK_STATE_REJECTED"})
 INTERRUPTED = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
 _WORD = re.compile(r"\s*\S+\s*")
-
-
-def unsupported(message: str) -> RpcError:
-    return RpcError(-32004, "UNSUPPORTED_OPERATION", message)
-
-
-def _task_not_found(task_id: str) -> RpcError:
-    return RpcError(-32001, "TASK_NOT_FOUND", "Task not found", taskId=task_id)
 
 
 def _now() -> str:
@@ -100,7 +91,7 @@ class DemoTasks:
     def get(self, task_id: str) -> JsonObj:
         task = self._tasks.get(task_id)
         if task is None:
-            raise _task_not_found(task_id)
+            raise task_not_found(task_id)
         return task
 
     def _store(self, task: JsonObj) -> None:
@@ -115,34 +106,17 @@ class DemoTasks:
         """Take a user message: store the task as it stands now (a new SUBMITTED task, or the resumed
         input-required one with the message in its history) and return it with the StreamResponse events
         that finish this turn. `chunked` streams the echo artifact word by word."""
-        task_id = message.get("taskId")
-        if task_id:
-            task = self.get(task_id)
-            state = task["status"]["state"]
-            if state in TERMINAL:
-                raise unsupported(f"Task {task_id} is in terminal state: {state}")
-            if task_id in self._busy:
-                raise unsupported(f"Task {task_id} is still working on the previous message")
-            if message.get("contextId") not in (None, "", task["contextId"]):
-                raise invalid_params("message.contextId does not match the task's contextId")
-            _archive_status_message(task)
-            task["history"].append({**message, "contextId": task["contextId"]})
-        else:
-            task_id = self.new_id("task")
-            context_id = message.get("contextId") or self.new_id("ctx")
-            user = {**message, "taskId": task_id, "contextId": context_id}
-            task = {"id": task_id, "contextId": context_id,
-                    "status": {"state": "TASK_STATE_SUBMITTED", "timestamp": _now()}, "history": [user]}
+        task = self._resume(message) if message.get("taskId") else self._new(message)
         self._store(task)
         text = _text_of(message)
         events = [self._status(task, "TASK_STATE_WORKING")]
         if text.lstrip().lower().startswith("ask"):
-            reply = f'You said "{text}". Send another message with taskId {task_id} to finish.'
+            reply = f'You said "{text}". Send another message with taskId {task["id"]} to finish.'
             events.append(self._status(task, "TASK_STATE_INPUT_REQUIRED", reply))
             return task, events
         pieces = _chunks(message["parts"]) if chunked else [message["parts"]]
         for i, piece in enumerate(pieces):
-            update: JsonObj = {"taskId": task_id, "contextId": task["contextId"],
+            update: JsonObj = {"taskId": task["id"], "contextId": task["contextId"],
                                "artifact": {"artifactId": "echo", "name": "echo",
                                             "parts": [piece] if chunked else piece}}
             if i:
@@ -152,6 +126,29 @@ class DemoTasks:
             events.append({"artifactUpdate": update})
         events.append(self._status(task, "TASK_STATE_COMPLETED", f"echo: {text}"))
         return task, events
+
+    def _new(self, message: JsonObj) -> JsonObj:
+        """A SUBMITTED task for a message without a taskId (in the message's context, or a new one)."""
+        task_id = self.new_id("task")
+        context_id = message.get("contextId") or self.new_id("ctx")
+        user = {**message, "taskId": task_id, "contextId": context_id}
+        return {"id": task_id, "contextId": context_id,
+                "status": {"state": "TASK_STATE_SUBMITTED", "timestamp": _now()}, "history": [user]}
+
+    def _resume(self, message: JsonObj) -> JsonObj:
+        """The task a follow-up message names, with the message in its history; it must be idle and open."""
+        task_id = message["taskId"]
+        task = self.get(task_id)
+        state = task["status"]["state"]
+        if state in TERMINAL:
+            raise unsupported(f"Task {task_id} is in terminal state: {state}")
+        if task_id in self._busy:
+            raise unsupported(f"Task {task_id} is still working on the previous message")
+        if message.get("contextId") not in (None, "", task["contextId"]):
+            raise invalid_params("message.contextId does not match the task's contextId")
+        _archive_status_message(task)
+        task["history"].append({**message, "contextId": task["contextId"]})
+        return task
 
     def _status(self, task: JsonObj, state: str, text: str | None = None) -> JsonObj:
         status: JsonObj = {"state": state}

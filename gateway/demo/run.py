@@ -1,4 +1,4 @@
-"""`a2a-gateway demo`: the bundled v1.0 demo agent on a loopback port and the gateway in front of
+"""Owns `a2a-gateway demo`: the bundled v1.0 demo agent on a loopback port and the gateway in front of
 it, in one process, so a v0.3 client (or curl) can try the translation with nothing else installed."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import socket
 from aiohttp import web
 
 from gateway.config import Settings
+from gateway.demo.agent import demo_agent_app
 from gateway.observability import get_logger
 from gateway.shell.app import build_app
-from gateway.shell.demo_agent import demo_agent_app
 
 log = get_logger("gateway.demo")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from gateway.core.types import JsonObj
 
-__all__ = ["RpcError", "invalid_params", "parse_params", "parse_timestamp"]
+__all__ = ["RpcError", "invalid_params", "parse_params", "parse_timestamp", "task_not_found", "unsupported"]
 
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 DOMAIN = "a2a-protocol.org"
@@ -36,6 +36,14 @@ class RpcError(Exception):
 
 def invalid_params(detail: str) -> RpcError:
     return RpcError(-32602, "INVALID_PARAMS", f"Invalid parameters: {detail}", detail=detail)
+
+
+def unsupported(message: str) -> RpcError:
+    return RpcError(-32004, "UNSUPPORTED_OPERATION", message)
+
+
+def task_not_found(task_id: str) -> RpcError:
+    return RpcError(-32001, "TASK_NOT_FOUND", "Task not found", taskId=task_id)
 
 
 ENUMS: dict[str, tuple[str, ...]] = {

@@ -22,7 +22,7 @@ from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj, Version
 
 if TYPE_CHECKING:
-    from gateway.core.push import PushSealer
+    from gateway.core.push.seal import PushSealer
 
 DIALECT = {
     (Version.V03, Binding.JSONRPC): Dialect.V03RPC,

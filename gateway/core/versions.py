@@ -84,9 +84,10 @@ def is_passthrough(client: Version, upstream: Version, client_binding: Binding,
 
 
 def upstream_version_headers(upstream: Version) -> dict[str, str]:
-    """Always state the target version upstream, never copy the caller's: a v1.0 agent refuses a v1.0
-    method without `A2A-Version: 1.0` (a2a-python 1.x answers -32009), and a v0.3 agent ignores it."""
-    return {VERSION_HEADER: upstream.value}
+    """The version header toward an agent, never the caller's copied: `A2A-Version: 1.0` for a v1.0 agent
+    (a2a-python 1.x refuses a v1.0 method without it, -32009); none for a v0.3 agent, which no v0.3
+    client sends it to (an absent header means 0.3, also to a server that speaks both versions)."""
+    return {VERSION_HEADER: upstream.value} if upstream is Version.V10 else {}
 
 
 def merge_extensions(*values: str | None) -> str | None:

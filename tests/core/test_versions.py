@@ -113,7 +113,7 @@ def test_passthrough() -> None:
 def test_upstream_always_states_its_version() -> None:
     """Cases 1-2 / §2.4 rule 5."""
     assert upstream_version_headers(V10) == {VERSION_HEADER: "1.0"}
-    assert upstream_version_headers(V03) == {VERSION_HEADER: "0.3"}
+    assert upstream_version_headers(V03) == {}  # absent means 0.3: what every v0.3 client sends
 
 
 def test_extension_header_names() -> None:

@@ -113,7 +113,7 @@ def from_headers(headers: Pairs) -> list[tuple[str, Value]]:
         text = value.decode("latin-1") if isinstance(value, bytes) else value
         if key.endswith(BINARY_SUFFIX):
             try:
-                out.append((key, base64.b64decode(text + "=" * (-len(text) % 4))))
+                out.append((key, base64.b64decode(text + "=" * (-len(text) % 4), validate=True)))
             except ValueError:
                 continue
         else:

@@ -154,34 +154,28 @@ def from_error(error: JsonObj, version: Version, cx: Cx) -> GrpcStatus:
     data = error.get("data", ABSENT)
     if version is Version.V03:
         details = (data_to_v10(code, data, cx, "$.data") if type(code) is int else None) or []
-        if row is not None:
-            message = f"{row.v03_name or row.v10_name}: {message}"
-    else:
-        details = _v10_details(data, row, cx)
-    grpc_code = STATUS_CODES[row.grpc] if row is not None else STATUS_CODES["UNKNOWN"]
-    return GrpcStatus(grpc_code, str(message), _status_bytes(grpc_code, str(message), details, cx))
-
-
-def _v10_details(data: Any, row: ErrorRow | None, cx: Cx) -> list[Any]:
-    if data is ABSENT:
-        details: list[Any] = []
+        if row is not None:  # a2a-sdk 1.x's v0.3 client reads its own class names (-32007's differs)
+            message = f"{row.v10_name}: {message}"
+    elif data is ABSENT:
+        details = []
     elif type(data) is list:
         details = copy.deepcopy(data)
     else:  # a2a-sdk 1.x puts a plain string here for invalid params
         cx.note("error_data_not_array", "$.data")
         details = []
-    if row is not None and not any(type(d) is dict and d.get("@type") == ERROR_INFO_TYPE for d in details):
-        details.insert(0, error_info(row.reason))
-    return details
+    grpc_code = STATUS_CODES[row.grpc] if row is not None else STATUS_CODES["UNKNOWN"]
+    return GrpcStatus(grpc_code, str(message), _status_bytes(grpc_code, str(message), details, row, cx))
 
 
-def _status_bytes(code: int, message: str, details: list[Any], cx: Cx) -> bytes:
+def _status_bytes(code: int, message: str, details: list[Any], row: ErrorRow | None, cx: Cx) -> bytes:
     status = status_pb2.Status(code=code, message=message)
     for i, detail in enumerate(details):
         try:
             status.details.append(json_format.ParseDict(detail, any_pb2.Any()))
         except json_format.ParseError:  # an unknown @type, or ErrorInfo metadata that is not strings
             cx.note("error_details_dropped", f"$.data[{i}]")
+    if row is not None and not any(d.type_url == ERROR_INFO_TYPE for d in status.details):
+        status.details.insert(0, json_format.ParseDict(error_info(row.reason), any_pb2.Any()))
     return status.SerializeToString(deterministic=True) if status.details else b""
 
 
@@ -196,7 +190,7 @@ def from_fault(err: GatewayError, version: Version) -> GrpcStatus:
         name = HTTP_STATUS.get(err.http_status, "UNKNOWN")
     grpc_code = STATUS_CODES[name]
     if version is Version.V03 and row is not None:
-        message = f"{row.v03_name or row.v10_name}: {message}"
+        message = f"{row.v10_name}: {message}"
     status = status_pb2.Status(code=grpc_code, message=message)
     status.details.add().Pack(error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {}))
     return GrpcStatus(grpc_code, message, status.SerializeToString(deterministic=True))

@@ -1,10 +1,12 @@
-"""Owns the real a2a-sdk 0.3.x test agent: JSON-RPC at /jsonrpc and HTTP+JSON at /rest/v1/..., in-memory
-tasks, push (in-memory config store + the SDK's HTTP sender), scripted executor. Run with the v03 venv."""
+"""Owns the real a2a-sdk 0.3.x test agent: JSON-RPC at /jsonrpc and HTTP+JSON at /rest/v1/..., with --grpc
+gRPC on a port of its own; in-memory tasks, push (in-memory config store + the SDK's HTTP sender),
+scripted executor. Run with the v03 venv."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any
 
 import httpx
 import peer_common as common
@@ -114,10 +116,12 @@ class ScriptedExecutor(AgentExecutor):
         await updater.cancel(updater.new_agent_message([_text("canceled on request")]))
 
 
-def build_cards(base: str, rest_preferred: bool) -> tuple[AgentCard, AgentCard]:
+def build_cards(base: str, rest_preferred: bool, grpc_url: str | None = None) -> tuple[AgentCard, AgentCard]:
     jsonrpc = AgentInterface(transport=TransportProtocol.jsonrpc, url=base + common.JSONRPC_PATH)
     rest = AgentInterface(transport=TransportProtocol.http_json, url=base + common.REST_PATH)
     preferred = rest if rest_preferred else jsonrpc
+    # gRPC as the 0.3 SDK advertises it: one more additional interface, its url `host:port`
+    grpc = [AgentInterface(transport=TransportProtocol.grpc, url=grpc_url)] if grpc_url else []
     skills = [AgentSkill(**skill) for skill in common.SKILLS]
     card = AgentCard(
         name=common.AGENT_NAME,
@@ -126,7 +130,7 @@ def build_cards(base: str, rest_preferred: bool) -> tuple[AgentCard, AgentCard]:
         protocol_version="0.3.0",
         url=preferred.url,
         preferred_transport=preferred.transport,
-        additional_interfaces=[jsonrpc, rest],
+        additional_interfaces=[jsonrpc, rest, *grpc],
         capabilities=AgentCapabilities(streaming=True, push_notifications=True),
         default_input_modes=["text/plain", "application/json", "application/octet-stream", "image/png"],
         default_output_modes=["text/plain", "application/json", "application/octet-stream", "image/png"],
@@ -137,8 +141,8 @@ def build_cards(base: str, rest_preferred: bool) -> tuple[AgentCard, AgentCard]:
     return card, extended
 
 
-def build_app(base: str, rest_preferred: bool) -> FastAPI:
-    card, extended = build_cards(base, rest_preferred)
+def build_app(base: str, rest_preferred: bool, grpc_server: Any = None, grpc_url: str | None = None) -> FastAPI:
+    card, extended = build_cards(base, rest_preferred, grpc_url)
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
         agent_executor=ScriptedExecutor(),
@@ -154,6 +158,12 @@ def build_app(base: str, rest_preferred: bool) -> FastAPI:
     A2AStarletteApplication(
         agent_card=card, http_handler=handler, extended_agent_card=extended
     ).add_routes_to_app(app, rpc_url=common.JSONRPC_PATH)
+    if grpc_server is not None:
+        # the 0.3 gRPC handler knows no extended card: GetAgentCard answers with the public one
+        from a2a.grpc import a2a_pb2_grpc
+        from a2a.server.request_handlers import GrpcHandler
+
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(card, handler), grpc_server)
     return app
 
 
@@ -161,7 +171,18 @@ def main() -> None:
     args = common.agent_argparser("a2a-sdk 0.3.x test agent").parse_args()
     sock = common.bind(args.host, args.port)
     base = f"http://{args.host}:{sock.getsockname()[1]}"
-    common.serve(build_app(base, args.rest), sock)
+    if not args.grpc:
+        common.serve(build_app(base, args.rest), sock)
+        return
+
+    async def start() -> FastAPI:
+        apps: list[FastAPI] = []
+        await common.start_grpc_server(
+            args.host, lambda server, url: apps.append(build_app(base, args.rest, server, url))
+        )
+        return apps[0]
+
+    common.serve_started(start, sock)
 
 
 if __name__ == "__main__":

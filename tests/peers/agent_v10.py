@@ -1,10 +1,12 @@
-"""Owns the real a2a-sdk 1.x test agent: JSON-RPC at /jsonrpc and HTTP+JSON at /rest/*, in-memory tasks,
-push (in-memory config store + the SDK's HTTP sender), scripted executor; --compat turns on v0.3 compat."""
+"""Owns the real a2a-sdk 1.x test agent: JSON-RPC at /jsonrpc and HTTP+JSON at /rest/*, with --grpc gRPC on a
+port of its own; in-memory tasks, push (in-memory config store + the SDK's HTTP sender), scripted
+executor; --compat turns on v0.3 compat (the v0.3 gRPC service too)."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any
 
 import httpx
 import peer_common as common
@@ -115,13 +117,17 @@ class ScriptedExecutor(AgentExecutor):
         await updater.cancel(updater.new_agent_message([_text("canceled on request")]))
 
 
-def build_cards(base: str, rest_preferred: bool, compat: bool) -> tuple[AgentCard, AgentCard]:
+def build_cards(
+    base: str, rest_preferred: bool, compat: bool, grpc_url: str | None = None
+) -> tuple[AgentCard, AgentCard]:
     bindings = [
         (TransportProtocol.JSONRPC.value, base + common.JSONRPC_PATH),
         (TransportProtocol.HTTP_JSON.value, base + common.REST_PATH),
     ]
     if rest_preferred:
         bindings.reverse()
+    if grpc_url:  # as the 1.x SDK advertises gRPC: protocolBinding GRPC, url `host:port`
+        bindings.append((TransportProtocol.GRPC.value, grpc_url))
     # Every interface names its version: an interface without one counts as v0.3-compatible and would
     # make the SDK serve a hybrid (v0.3 + v1.0) card. v0.3 interfaces are listed only with --compat.
     versions = [PROTOCOL_VERSION_1_0, PROTOCOL_VERSION_0_3] if compat else [PROTOCOL_VERSION_1_0]
@@ -148,8 +154,10 @@ def build_cards(base: str, rest_preferred: bool, compat: bool) -> tuple[AgentCar
     return card, extended
 
 
-def build_app(base: str, rest_preferred: bool, compat: bool) -> Starlette:
-    card, extended = build_cards(base, rest_preferred, compat)
+def build_app(
+    base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None
+) -> Starlette:
+    card, extended = build_cards(base, rest_preferred, compat, grpc_url)
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
         agent_executor=ScriptedExecutor(),
@@ -164,6 +172,16 @@ def build_app(base: str, rest_preferred: bool, compat: bool) -> Starlette:
         *create_jsonrpc_routes(handler, common.JSONRPC_PATH, enable_v0_3_compat=compat),
         *create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=common.REST_PATH),
     ]
+    if grpc_server is not None:
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
+        if compat:  # the v0.3 service (package a2a.v1) beside the v1.0 one, on the same port
+            from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
+            from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
+
+            a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(CompatGrpcHandler(handler), grpc_server)
     return Starlette(routes=routes)
 
 
@@ -175,7 +193,18 @@ def main() -> None:
     args = parser.parse_args()
     sock = common.bind(args.host, args.port)
     base = f"http://{args.host}:{sock.getsockname()[1]}"
-    common.serve(build_app(base, args.rest, args.compat), sock)
+    if not args.grpc:
+        common.serve(build_app(base, args.rest, args.compat), sock)
+        return
+
+    async def start() -> Starlette:
+        apps: list[Starlette] = []
+        await common.start_grpc_server(
+            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url))
+        )
+        return apps[0]
+
+    common.serve_started(start, sock)
 
 
 if __name__ == "__main__":

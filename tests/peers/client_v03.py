@@ -10,11 +10,14 @@ import uuid
 from collections.abc import Awaitable
 from typing import Any
 
+import grpc
 import httpx
 import peer_common as common
+from a2a import types as a2a_types
 from a2a.client import A2ACardResolver, BaseClient, Client, ClientConfig, ClientEvent, ClientFactory
 from a2a.client.errors import A2AClientError, A2AClientHTTPError, A2AClientJSONRPCError
 from a2a.client.transports.base import ClientTransport
+from a2a.client.transports.grpc import GrpcTransport
 from a2a.client.transports.jsonrpc import JsonRpcTransport
 from a2a.client.transports.rest import RestTransport
 from a2a.grpc import a2a_pb2
@@ -50,7 +53,11 @@ from pydantic import BaseModel
 
 GENERATION = "v03"
 PUSH_TOKEN = "push-token-1"
-_TRANSPORTS = {"jsonrpc": TransportProtocol.jsonrpc, "rest": TransportProtocol.http_json}
+_TRANSPORTS = {
+    "jsonrpc": TransportProtocol.jsonrpc,
+    "rest": TransportProtocol.http_json,
+    "grpc": TransportProtocol.grpc,
+}
 
 # ---- normalisation: SDK objects -> the generation-neutral summary the tests assert on -------------
 
@@ -134,7 +141,24 @@ def map_error(exc: BaseException) -> dict[str, Any] | None:
         }
     if isinstance(exc, A2AClientError):
         return {"type": type(exc).__name__, "code": None, "message": str(exc)}
+    if isinstance(exc, grpc.aio.AioRpcError):
+        return grpc_error(exc)
     return None
+
+
+def grpc_error(exc: grpc.aio.AioRpcError) -> dict[str, Any]:
+    """The 0.3.x gRPC client raises the call's error as is: its status and its details string, which the
+    0.3.x server writes as "<ErrorClass>: <message>" (the class read back here, as a2a-sdk 1.x does)."""
+    details = exc.details() or ""
+    name, sep, message = details.partition(": ")
+    error_class = getattr(a2a_types, name, None) if sep else None
+    code_field = getattr(error_class, "model_fields", {}).get("code")
+    return {
+        "type": name if code_field else "AioRpcError",
+        "code": code_field.default if code_field else None,
+        "grpc_status": exc.code().name,
+        "message": message if code_field else details,
+    }
 
 
 # ---- the peer: one card, SDK clients built from it ---------------------------------------------------
@@ -161,6 +185,7 @@ class Peer:
             httpx_client=self.http,
             supported_transports=[_TRANSPORTS[self.args.transport]],
             use_client_preference=True,
+            grpc_channel_factory=grpc.aio.insecure_channel,
         )
         return ClientFactory(config).create(self.card)
 
@@ -188,6 +213,11 @@ class Peer:
     # plumbing and request/response models.
     async def list_push(self, task_id: str) -> list[dict[str, Any]]:
         transport = self.transport()
+        if isinstance(transport, GrpcTransport):  # the 0.3.x gRPC server does not implement it
+            grpc_listing = await transport.stub.ListTaskPushNotificationConfig(
+                a2a_pb2.ListTaskPushNotificationConfigRequest(parent=f"tasks/{task_id}")
+            )
+            return [dump(proto_utils.FromProto.task_push_notification_config(c)) for c in grpc_listing.configs]
         if isinstance(transport, RestTransport):
             data = await transport._send_get_request(f"/v1/tasks/{task_id}/pushNotificationConfigs", {})
             listing = ParseDict(data, a2a_pb2.ListTaskPushNotificationConfigResponse())
@@ -204,6 +234,12 @@ class Peer:
 
     async def delete_push(self, task_id: str, config_id: str) -> dict[str, Any]:
         transport = self.transport()
+        if isinstance(transport, GrpcTransport):  # the 0.3.x gRPC server does not implement it
+            name = f"tasks/{task_id}/pushNotificationConfigs/{config_id}"
+            await transport.stub.DeleteTaskPushNotificationConfig(
+                a2a_pb2.DeleteTaskPushNotificationConfigRequest(name=name)
+            )
+            return {}
         if isinstance(transport, RestTransport):
             url = f"{transport.url}/v1/tasks/{task_id}/pushNotificationConfigs/{config_id}"
             return await transport._send_request(transport.httpx_client.build_request("DELETE", url))

@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Awaitable
 from typing import Any
 
+import grpc
 import httpx
 import peer_common as common
 from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory
@@ -42,7 +43,11 @@ from packaging.version import InvalidVersion, Version
 
 GENERATION = "v10"
 PUSH_TOKEN = "push-token-1"
-_BINDINGS = {"jsonrpc": TransportProtocol.JSONRPC.value, "rest": TransportProtocol.HTTP_JSON.value}
+_BINDINGS = {
+    "jsonrpc": TransportProtocol.JSONRPC.value,
+    "rest": TransportProtocol.HTTP_JSON.value,
+    "grpc": TransportProtocol.GRPC.value,
+}
 
 
 class NoV10InterfaceError(A2AClientError):
@@ -184,6 +189,7 @@ class Peer:
             httpx_client=self.http,
             supported_protocol_bindings=[_BINDINGS[self.args.transport]],
             use_client_preference=True,
+            grpc_channel_factory=grpc.aio.insecure_channel,
         )
         return ClientFactory(config).create(self.card)
 

@@ -20,7 +20,7 @@ from tests.peers.venvs import Generation, ensure_venv
 PEERS_DIR = Path(__file__).resolve().parent
 READY_TIMEOUT_S = 30.0
 CLIENT_TIMEOUT_S = 40.0  # the client bounds each scenario at 20 s itself; this also covers interpreter start
-Transport = Literal["jsonrpc", "rest"]
+Transport = Literal["jsonrpc", "rest", "grpc"]
 
 
 class Agent:
@@ -95,12 +95,16 @@ def start_agent(
     *,
     rest_preferred: bool = False,
     compat: bool = False,
+    grpc: bool = False,
     ready_timeout: float = READY_TIMEOUT_S,
 ) -> Agent:
-    """Start `agent_<generation>.py` in its venv and wait until it listens (port None: a free one)."""
+    """Start `agent_<generation>.py` in its venv and wait until it listens (port None: a free one);
+    `grpc`: it serves gRPC too, on a port of its own that its card names."""
     args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_{generation}.py"), "--port", str(port or 0)]
     if rest_preferred:
         args.append("--rest")
+    if grpc:
+        args.append("--grpc")
     if compat:
         if generation != "v10":
             raise ValueError("--compat exists on the v1.0 agent only")

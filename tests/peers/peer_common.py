@@ -82,6 +82,7 @@ def agent_argparser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=0, help="0 = pick a free port (printed on READY)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--rest", action="store_true", help="advertise HTTP+JSON as the preferred binding")
+    parser.add_argument("--grpc", action="store_true", help="also serve gRPC on a port of its own (in the card)")
     return parser
 
 
@@ -98,22 +99,57 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(app: Any, sock: socket.socket) -> None:
     """Run `app` with uvicorn on `sock`; print `READY <port>` once it accepts connections."""
+
+    async def ready() -> Any:
+        return app
+
+    serve_started(ready, sock)
+
+
+def serve_started(start: Callable[[], Awaitable[Any]], sock: socket.socket) -> None:
+    """`start()` runs first, inside the event loop (it may start other servers there, e.g. gRPC, and
+    returns the app); then as `serve`. Servers `start` registered with `on_stop` stop after uvicorn."""
     import uvicorn  # type: ignore[import-not-found,unused-ignore]  # agents only; absent from the main venv
 
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, lifespan="off")
-    server = uvicorn.Server(config)
-
     async def main() -> None:
+        app = await start()
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, lifespan="off")
+        server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started:
-            if task.done():
-                await task  # startup failed: surface the error
-                return
-            await asyncio.sleep(0.02)
-        print(f"READY {sock.getsockname()[1]}", flush=True)
-        await task
+        try:
+            while not server.started:
+                if task.done():
+                    await task  # startup failed: surface the error
+                    return
+                await asyncio.sleep(0.02)
+            print(f"READY {sock.getsockname()[1]}", flush=True)
+            await task
+        finally:
+            for stop in reversed(_STOPS):
+                await stop()
 
     asyncio.run(main())
+
+
+_STOPS: list[Callable[[], Awaitable[Any]]] = []
+
+
+def on_stop(stop: Callable[[], Awaitable[Any]]) -> None:
+    _STOPS.append(stop)
+
+
+async def start_grpc_server(host: str, add_services: Callable[[Any, str], None]) -> str:
+    """A grpc.aio server on a free port of `host`: `add_services(server, "host:port")` registers the
+    servicers (the URL is what the card advertises, as both SDKs spell gRPC URLs); returns the URL."""
+    import grpc  # type: ignore[import-not-found,unused-ignore]  # agents only; absent from the main venv
+
+    server = grpc.aio.server()
+    port = server.add_insecure_port(f"{host}:0")
+    url = f"{host}:{port}"
+    add_services(server, url)
+    await server.start()
+    on_stop(lambda: server.stop(0.5))
+    return url
 
 
 # ---- clients ------------------------------------------------------------------------------------
@@ -123,7 +159,7 @@ def client_argparser(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True, help="agent base URL; the card is read from BASE" + CARD_PATH)
     parser.add_argument("--scenario", required=True, choices=SCENARIOS)
-    parser.add_argument("--transport", choices=("jsonrpc", "rest"), default="jsonrpc")
+    parser.add_argument("--transport", choices=("jsonrpc", "rest", "grpc"), default="jsonrpc")
     parser.add_argument("--webhook", default=DEFAULT_WEBHOOK, help="push_crud: webhook URL to register")
     return parser
 

@@ -1,5 +1,5 @@
 """The harness's own proof and the same-version baseline: every scenario of each SDK client against the agent
-of its own generation (both bindings), plus the cross-version edges the gateway exists to bridge."""
+of its own generation (all three bindings), plus the cross-version edges the gateway exists to bridge."""
 
 from __future__ import annotations
 
@@ -14,11 +14,14 @@ from tests.peers.webhook import Notification, WebhookReceiver
 
 pytestmark = pytest.mark.peers
 
-agent_v03 = agent_fixture("v03")
-agent_v10 = agent_fixture("v10")
+agent_v03 = agent_fixture("v03", grpc=True)
+agent_v10 = agent_fixture("v10", grpc=True)
 
 Result = dict[str, Any]
-PAIRS = [("v03", "jsonrpc"), ("v03", "rest"), ("v10", "jsonrpc"), ("v10", "rest")]
+PAIRS = [(generation, transport) for generation in ("v03", "v10") for transport in ("jsonrpc", "rest", "grpc")]
+# a2a-sdk 0.3's gRPC server: status codes of its own (UNIMPLEMENTED for not-cancelable), no extended card
+# (GetAgentCard answers with the public one), no list/delete push-config RPCs
+V03_GRPC_STATUS = {-32001: "NOT_FOUND", -32002: "UNIMPLEMENTED"}
 
 
 @pytest.fixture
@@ -29,12 +32,15 @@ def agent(request: pytest.FixtureRequest) -> Agent:
 
 
 def expect_error(result: Result, generation: str, transport: str, *, code: int, http_status: int) -> None:
-    """JSON-RPC errors carry their code; the 0.3.x REST client only surfaces the HTTP status."""
+    """JSON-RPC errors carry their code; the 0.3.x REST client only surfaces the HTTP status; the 0.3.x
+    gRPC client raises the bare call error (the code comes from its "<ErrorClass>: " message)."""
     assert result["ok"] is False, result
     if generation == "v03" and transport == "rest":
         assert result["error"]["http_status"] == http_status, result
     else:
         assert result["error"]["code"] == code, result
+    if generation == "v03" and transport == "grpc":
+        assert result["error"]["grpc_status"] == V03_GRPC_STATUS[code], result
 
 
 # ---- one check per scenario --------------------------------------------------------------------------
@@ -117,7 +123,10 @@ def check_get_task_not_found(r: Result, generation: str, transport: str) -> None
 
 def check_get_extended_card(r: Result, generation: str, transport: str) -> None:
     assert r["ok"], r
-    assert r["skills"] == ["echo", "script", "secret"]
+    if generation == "v03" and transport == "grpc":
+        assert r["skills"] == ["echo", "script"]  # the public card (see V03_GRPC_STATUS)
+    else:
+        assert r["skills"] == ["echo", "script", "secret"]
 
 
 CHECKS: dict[str, Callable[[Result, str, str], None]] = {
@@ -166,6 +175,12 @@ def test_push_crud(
             405,
             500,
         ]
+    elif generation == "v03" and transport == "grpc":
+        # a2a-sdk 0.3.x gRPC server: the generated servicer's "Method not implemented!" for both RPCs
+        assert r["ok"] is False and r["error"]["message"] == "list, delete, list_after_delete", r
+        assert {steps[s]["error"]["grpc_status"] for s in ("list", "delete", "list_after_delete")} == {
+            "UNIMPLEMENTED"
+        }
     else:
         assert r["ok"], r
         assert steps["list"]["result"] == [config]
@@ -197,8 +212,12 @@ def test_v03_client_cannot_use_pure_v10_agent(agent_v10: Agent) -> None:
 
 
 def test_v10_agent_with_sdk_compat_serves_v03_client() -> None:
-    with start_agent("v10", compat=True) as compat_agent:
-        for scenario in ("send_text", "stream"):
-            r = run_client("v03", compat_agent.base_url, scenario)
-            CHECKS[scenario](r, "v03", "jsonrpc")
+    with start_agent("v10", compat=True, grpc=True) as compat_agent:
+        for transport in ("jsonrpc", "grpc"):
+            for scenario in ("send_text", "stream"):
+                r = run_client("v03", compat_agent.base_url, scenario, transport=transport)
+                CHECKS[scenario](r, "v03", transport)
+        # the compat gRPC service answers with the 1.x status codes and "<ErrorClass>: <message>"
+        r = run_client("v03", compat_agent.base_url, "cancel_finished", transport="grpc")
+        assert r["error"]["code"] == -32002 and r["error"]["grpc_status"] == "FAILED_PRECONDITION", r
         check_send_text(run_client("v10", compat_agent.base_url, "send_text"), "v10", "jsonrpc")

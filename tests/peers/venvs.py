@@ -19,7 +19,8 @@ Generation = Literal["v03", "v10"]
 GENERATIONS: tuple[Generation, ...] = ("v03", "v10")
 
 # Exact pins. a2a-sdk brings starlette/sse-starlette (and fastapi for 0.3.x REST) through its
-# [http-server] extra but pins none of them; uvicorn is not an SDK dependency at all.
+# [http-server] extra but pins none of them; uvicorn is not an SDK dependency at all. Its [grpc] extra
+# (grpcio, grpcio-tools, grpcio-reflection; the tools want a newer setuptools) pins nothing either.
 _COMMON = [
     "uvicorn==0.54.0",
     "httpx==0.28.1",
@@ -27,10 +28,14 @@ _COMMON = [
     "sse-starlette==3.7.0",
     "pydantic==2.14.4",
     "protobuf==7.36.2",
+    "grpcio==1.85.1",
+    "grpcio-tools==1.85.1",
+    "grpcio-reflection==1.85.1",
+    "setuptools==84.2.1",
 ]
 REQUIREMENTS: dict[Generation, list[str]] = {
-    "v03": ["a2a-sdk[http-server]==0.3.26", "fastapi==0.165.0", "httpx-sse==0.4.3", *_COMMON],
-    "v10": ["a2a-sdk[http-server]==1.3.0", *_COMMON],
+    "v03": ["a2a-sdk[http-server,grpc]==0.3.26", "fastapi==0.165.0", "httpx-sse==0.4.3", *_COMMON],
+    "v10": ["a2a-sdk[http-server,grpc]==1.3.0", *_COMMON],
 }
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
 from gateway.core.bindings.grpc.proto import a2a_v03_pb2, a2a_v10_pb2
-from gateway.core.bindings.rest_fields import parse_name
+from gateway.core.bindings.rest.fields import v03_create_request
 from gateway.core.errors import InvalidAgentResponse, MalformedEnvelope, TranslationError, UnknownOperation
 from gateway.core.notes import Cx
 from gateway.core.operations import BY_NAME, Operation
@@ -74,7 +74,6 @@ _FALSE_WHEN_UNSET: Mapping[tuple[Version, str], tuple[str, ...]] = {(V03, "SendM
 _FREE_FORM = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
 _EMPTY = "google.protobuf.Empty"
 _INT_RANGE = 2**53  # integral doubles up to here are exact integers in JSON too
-_CONFIG_NAME = "tasks/{id}/pushNotificationConfigs/{configId}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +268,7 @@ def encode_request(rpc: Rpc, params: Any, cx: Cx) -> bytes:
     """The operation's params (the version's dialect) as the RPC's request message. v0.3 push-config
     creation accepts the bare config too (the v0.3 REST body form) and builds the request around it."""
     if rpc.version is V03 and rpc.op.name == "create_push_config":
-        params = _v03_create_request(params)
+        params = v03_create_request(params)
     return _to_bytes(rpc.request, params, cx)
 
 
@@ -306,15 +305,3 @@ def _rounded(value: Any, cx: Cx, at: str) -> None:
         for i, v in enumerate(value):
             if type(v) in (int, dict, list):
                 _rounded(v, cx, f"{at}[{i}]")
-
-
-def _v03_create_request(params: Any) -> Any:
-    """A bare v0.3 TaskPushNotificationConfig becomes CreateTaskPushNotificationConfigRequest, its
-    `parent` and `configId` read from the config's resource name."""
-    if type(params) is not dict or any(k in params for k in ("parent", "configId", "config")):
-        return params
-    request: JsonObj = {"config": params}
-    if "name" in params:
-        ids = parse_name(_CONFIG_NAME, params["name"], "$.name")
-        request = {"parent": f"tasks/{ids['id']}", "configId": ids["configId"], **request}
-    return request

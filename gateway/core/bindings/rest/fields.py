@@ -108,6 +108,8 @@ V03_NAMES: Mapping[str, tuple[str, str]] = {
     op.name: shape.resource for op in OPERATIONS
     if (shape := op.rest.get(Version.V03)) is not None and shape.resource is not None
 }
+CREATE_REQUEST = ("parent", "configId", "config")  # the members of a v0.3 CreateTaskPushNotificationConfigRequest
+_CONFIG_NAME = "tasks/{id}/pushNotificationConfigs/{configId}"
 _VAR = re.compile(r"\{(\w+)\}")
 
 
@@ -195,3 +197,17 @@ def to_json_names(value: Any, version: Version) -> Any:
             stack.extend((item, key) for key, item in node.items()
                          if key not in FREE_FORM and (type(item) is dict or type(item) is list))
     return value
+
+
+def v03_create_request(params: Any) -> Any:
+    """A v0.3 push-config create in the proto's request form: PY03 sends the whole
+    CreateTaskPushNotificationConfigRequest, P03/JS (and the translators) the bare TaskPushNotificationConfig
+    (`{name?, pushNotificationConfig}`), whose `parent` and `configId` are then read from its resource name."""
+    if type(params) is not dict:
+        return params
+    request = dict(params) if any(k in params for k in CREATE_REQUEST) else {"config": params}
+    config = request.get("config")
+    if "parent" not in request and type(config) is dict and "name" in config:
+        ids = parse_name(_CONFIG_NAME, config["name"], "$.config.name")
+        request = {"parent": f"tasks/{ids['id']}", "configId": ids["configId"], **request}
+    return request

@@ -11,6 +11,7 @@ from urllib.parse import quote, unquote
 
 from gateway.core import jsoncodec
 from gateway.core.bindings.rest.fields import (
+    CREATE_REQUEST,
     V03_NAMES,
     format_name,
     may_need_json_names,
@@ -18,6 +19,7 @@ from gateway.core.bindings.rest.fields import (
     query_params,
     query_value,
     to_json_names,
+    v03_create_request,
 )
 from gateway.core.bindings.rest.routes import Route, candidates, route_for
 from gateway.core.errors import (
@@ -65,8 +67,6 @@ class MethodNotAllowed(UnknownOperation):
         self.allowed = allowed
 
 
-_CREATE_REQUEST = ("parent", "configId", "config")  # members of the PY03 create-request body form
-_CONFIG_NAME = "tasks/{id}/pushNotificationConfigs/{configId}"
 
 
 def _shape(op: Operation, version: Version) -> RestShape:
@@ -164,7 +164,7 @@ def _merge(body: JsonObj, path: JsonObj) -> JsonObj:
 def _merge_v03_create(body: JsonObj, path: JsonObj) -> JsonObj:
     """Both v0.3 bodies become the P03 CreateTaskPushNotificationConfigRequest: PY03's whole request,
     or P03/JS's bare `TaskPushNotificationConfig` (`{name?, pushNotificationConfig}`) as its `config`."""
-    if any(k in body for k in _CREATE_REQUEST):
+    if any(k in body for k in CREATE_REQUEST):
         return {**path, **{k: v for k, v in body.items() if k != "parent"}}
     return {**path, "config": body}
 
@@ -183,7 +183,7 @@ def build(op: Operation, params: Any, version: Version, *, tenant: str = "",
     if params is not None and type(params) is not dict:
         raise TranslationError("$", "expected an object")
     create = shape.body == "create_request"
-    fields: JsonObj = _v03_create_request(params or {}) if create else dict(params or {})
+    fields: JsonObj = v03_create_request(params or {}) if create else dict(params or {})
     prefix = ""
     if version is V10:
         carried = fields.pop("tenant", "")
@@ -222,16 +222,6 @@ def _v10_path_out(route: Route, fields: JsonObj) -> tuple[dict[str, str], frozen
 _PATH_OUT: Mapping[Version, Callable[[Route, JsonObj], tuple[dict[str, str], frozenset[str]]]] = {
     V03: _v03_path_out, V10: _v10_path_out,
 }
-
-
-def _v03_create_request(params: JsonObj) -> JsonObj:
-    """Either v0.3 create form as the P03 request, its `parent` read from the config's name if absent."""
-    request = dict(params) if any(k in params for k in _CREATE_REQUEST) else {"config": params}
-    config = request.get("config")
-    if "parent" not in request and type(config) is dict and "name" in config:
-        ids = parse_name(_CONFIG_NAME, config["name"], "$.config.name")
-        request = {"parent": f"tasks/{ids['id']}", "configId": ids["configId"], **request}
-    return request
 
 
 def _v03_create_body(request: JsonObj, quirks: Quirks) -> Any:

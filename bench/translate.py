@@ -13,7 +13,7 @@ from typing import Any
 
 from gateway.core import jsoncodec
 from gateway.core.notes import Cx
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from gateway.core.types import Dialect
 
 R, V = Dialect.V03RPC, Dialect.V10

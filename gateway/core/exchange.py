@@ -16,8 +16,8 @@ from gateway.core.notes import Cx, Note
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.stream import StreamRelay
+from gateway.core.translate import translate
 from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
-from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj, Version
 
 if TYPE_CHECKING:

@@ -9,12 +9,12 @@ from urllib.parse import quote
 
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc
+from gateway.core.dialects import STREAM_MEMBERS_V10
 from gateway.core.errors import GatewayError, InvalidAgentResponse
 from gateway.core.notes import Cx
 from gateway.core.push_seal import ClientRoute
-from gateway.core.translate.enums import STREAM_MEMBERS_V10
+from gateway.core.translate import translate
 from gateway.core.translate.events import infer_kind
-from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj, Version
 
 _JSON = "application/json"

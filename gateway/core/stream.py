@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from gateway.core import jsoncodec
+from gateway.core import dialects, jsoncodec
 from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, MalformedEnvelope, StreamError
 from gateway.core.notes import Cx
@@ -22,9 +22,8 @@ from gateway.core.stream_upstream import (
     truncate_history,
     upstream_final,
 )
-from gateway.core.translate import enums
+from gateway.core.translate import translate
 from gateway.core.translate.errors import rest_error_from_http
-from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj
 
 __all__ = ["ERROR_EVENT", "StreamRelay"]
@@ -217,7 +216,7 @@ class StreamRelay:
         if member == "task" and self.history_length is not None:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")
         state = state_of(payload) if member in ("task", "statusUpdate") else None
-        ends = state in enums.TERMINAL_V10 or (first and member == "message")
+        ends = state in dialects.TERMINAL_V10 or (first and member == "message")
         v03_final = upstream_final(raw, member, self.upstream)
 
         if self.client is _V10:
@@ -231,7 +230,7 @@ class StreamRelay:
         if member != "statusUpdate":
             return [self._frames.item(item)], None, ends
         final = ends or v03_final is True
-        if not final and v03_final is None and state in enums.INTERRUPTED_V10:
+        if not final and v03_final is None and state in dialects.INTERRUPTED_V10:
             if self._lookahead:
                 self._frames.set_final(item, False)
                 return [], item, False

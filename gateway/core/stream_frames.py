@@ -10,8 +10,8 @@ from gateway.core.bindings.jsonrpc import error_envelope, result_envelope
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
 from gateway.core.sse import encode_data
+from gateway.core.translate import translate
 from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error
-from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj
 
 ERROR_EVENT: Final = "error"  # the SSE event name of every error the relay writes (v0.3 clients ignore it)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from gateway.core import dialects
 from gateway.core.errors import GatewayError, InvalidAgentResponse, StreamError, TranslationError, as_agent_error
 from gateway.core.notes import Cx
-from gateway.core.translate import enums
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from gateway.core.types import Binding, Dialect, JsonObj
 
 # enum members as module constants: Enum class attribute lookups are slow on the per-event path
@@ -45,7 +45,7 @@ def member_of(hub: Any, at: str) -> tuple[str, JsonObj]:
     if type(hub) is not dict or len(hub) != 1:
         raise TranslationError(at, "expected a StreamResponse with exactly one member")
     ((key, payload),) = hub.items()
-    name = enums.STREAM_MEMBERS_V10.get(key)
+    name = dialects.STREAM_MEMBERS_V10.get(key)
     if name is None:
         raise TranslationError(f"{at}.{key}", "expected one of task, message, statusUpdate, artifactUpdate")
     if type(payload) is not dict:
@@ -58,9 +58,9 @@ def state_of(payload: JsonObj) -> str | None:
     status = payload.get("status")
     value = status.get("state") if type(status) is dict else None
     if type(value) is int:
-        return enums.V10_STATE_BY_NUMBER.get(value)
+        return dialects.V10_STATE_BY_NUMBER.get(value)
     if type(value) is str:
-        return enums.STATE_ALIASES_V10.get(value, value)
+        return dialects.STATE_ALIASES_V10.get(value, value)
     return None
 
 

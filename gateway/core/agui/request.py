@@ -11,7 +11,7 @@ from gateway.core.agui import a2ui
 from gateway.core.agui import events as ev
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.session import ThreadSession
-from gateway.core.translate.enums import INTERRUPTED_V10, STATE_TO_V10
+from gateway.core.dialects import INTERRUPTED_V10, STATE_TO_V10
 from gateway.core.types import JsonObj
 
 ACCEPTED_OUTPUT_MODES = ["text/plain", "application/json", a2ui.MIME_LEGACY, a2ui.MIME]

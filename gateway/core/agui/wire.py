@@ -13,7 +13,7 @@ from gateway.core.bindings import jsonrpc
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
 from gateway.core.operations import by_name
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from gateway.core.types import Dialect, JsonObj, Version
 from gateway.core.versions import EXTENSIONS_HEADER_FOR
 

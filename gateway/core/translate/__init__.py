@@ -1,0 +1,39 @@
+"""The translation core's front door: `translate(family, value, *, src, dst, cx)` over every `Family`,
+the registry it is built from (each family module's `TRANSLATORS`, `FAST_PATHS`, the result aliases),
+and the helpers code outside the core's translators calls. Importing it registers nothing elsewhere."""
+
+from gateway.core.translate import agent_card, errors, events, messages, parts, push_config, requests, responses, tasks
+from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error, rest_error_from_http
+from gateway.core.translate.events import infer_kind
+from gateway.core.translate.registry import Family, FastPath, Registry, Table, Translate, Translator
+from gateway.core.translate.shape import obj
+
+REGISTRY = Registry(
+    (parts.TRANSLATORS, messages.TRANSLATORS, tasks.TRANSLATORS, events.TRANSLATORS, push_config.TRANSLATORS,
+     agent_card.TRANSLATORS, requests.TRANSLATORS, responses.TRANSLATORS, errors.TRANSLATORS),
+    fast_paths=(*parts.FAST_PATHS, *messages.FAST_PATHS, *events.FAST_PATHS, *requests.FAST_PATHS),
+    aliases=responses.ALIASES,
+)
+translate: Translate = REGISTRY.translate
+families = REGISTRY.families
+fast_paths = REGISTRY.fast_paths
+
+__all__ = [
+    "REGISTRY",
+    "Family",
+    "FastPath",
+    "Registry",
+    "StatusTable",
+    "Table",
+    "Translate",
+    "Translator",
+    "families",
+    "fast_paths",
+    "infer_kind",
+    "jsonrpc_error",
+    "obj",
+    "rest_body",
+    "rest_error",
+    "rest_error_from_http",
+    "translate",
+]

@@ -1,11 +1,13 @@
-"""The fast paths (core/translate/fastpath.py, the message and SendMessage-configuration short paths)
-against the full translators they stand in front of: on valid objects and on every kind of damage,
-both give the same bytes (member order included), the same notes, or the same error."""
+"""Every declared fast path (`fast_paths()`: the stream-item, message, parts-list and SendMessage
+configuration short paths) against the full translator it stands in front of: on valid objects and on
+every kind of damage, both give the same bytes (member order included), the same notes, or the same error."""
 
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 import pytest
@@ -15,14 +17,12 @@ from hypothesis import strategies as st
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
-from gateway.core.translate import messages, parts, requests_send
-from gateway.core.translate.registry import families, translate
-from gateway.core.translate.shape import arr
+from gateway.core.translate import FastPath, families, fast_paths, parts, requests
 from gateway.core.types import Dialect
 from tests import strategies
 from tests.profiles import examples
 
-R, V = Dialect.V03RPC, Dialect.V10
+R, S, V = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
 Fn = Callable[[Any, Cx, str], Any]
 
 # values that steer damage toward the branches the fast paths test
@@ -78,10 +78,6 @@ def outcome(fn: Fn, value: Any, at: str) -> tuple[Any, ...]:
     return ("ok", jsoncodec.dumpb(out), [(n.code, n.path, n.detail) for n in cx.notes])
 
 
-def _via_translate(family: str, src: Dialect, dst: Dialect) -> Fn:
-    return lambda value, cx, at: translate(family, value, src=src, dst=dst, cx=cx, at=at)
-
-
 def _full(family: str, src: Dialect, dst: Dialect) -> Fn:
     return families()[family][(src, dst)]
 
@@ -108,52 +104,47 @@ def v10_status_item(draw: st.DrawFn) -> dict[str, Any]:
     return draw(strategies.v10_stream_response())
 
 
-def _conf_down(conf: Any) -> Any:
+def _conf_down(dialect: Dialect) -> Callable[[Any], Any]:
     """A v0.3 configuration as clients send it: the translated one, `blocking` usually explicit."""
-    return requests_send._conf_from_v10_full(conf, Cx(), "$", False)
-
-
-def _conf(to_v10: bool) -> tuple[Fn, Fn]:
-    fast = requests_send._conf_to_v10(False) if to_v10 else requests_send._conf_from_v10(False)
-    full = requests_send._conf_to_v10_full if to_v10 else requests_send._conf_from_v10_full
-    return fast, lambda conf, cx, at: full(conf, cx, at + ".configuration", False)
-
-
-def _each_part(part_fn: Fn) -> Fn:
-    return lambda items, cx, at: [part_fn(p, cx, f"{at}.parts[{i}]") for i, p in enumerate(obj_list(items, at))]
-
-
-def obj_list(items: Any, at: str) -> list[Any]:
-    return arr(items, f"{at}.parts")
+    return lambda conf: requests.CONF_FROM_V10[dialect](conf, Cx(), "$")
 
 
 _v10_parts = st.lists(strategies.v10_part() | st.builds(lambda t: {"text": t}, strategies.texts), max_size=3)
 
 
-# name: (the fast path, the full path it stands in front of, a v1.0 strategy, how to make the input
-# from a v1.0 value (None: it is the input), the path the caller passes)
-CASES: dict[str, tuple[Fn, Fn, Any, Callable[[Any], Any] | None, str]] = {
-    "stream item v1.0 -> v0.3": (_via_translate("stream_response", V, R), _full("stream_response", V, R),
-                                 v10_status_item(), None, "$[3]"),
-    "stream item v0.3 -> v1.0": (_via_translate("stream_response", R, V), _full("stream_response", R, V),
-                                 v10_status_item(), lambda v: _down("stream_response", v), "$[3]"),
-    "message v1.0 -> v0.3": (messages.rpc_from_v10, messages._rpc_from_v10_full, strategies.v10_message(),
-                             None, "$.message"),
-    "message v0.3 -> v1.0": (messages.rpc_to_v10, messages._rpc_to_v10_full, strategies.v10_message(),
-                             lambda v: _down("message", v), "$.message"),
-    "parts v1.0 -> v0.3": (messages.rpc_parts_from_v10, _each_part(parts.rpc_from_v10), _v10_parts, None, "$.a"),
-    "parts v0.3 -> v1.0": (messages.rpc_parts_to_v10, _each_part(parts.rpc_to_v10), _v10_parts,
-                           lambda v: _down("artifact", {"artifactId": "a", "parts": v})["parts"], "$.a"),
-    "configuration v1.0 -> v0.3": (*_conf(False), v10_configuration(), None, "$.params"),
-    "configuration v0.3 -> v1.0": (*_conf(True), v10_configuration(), _conf_down, "$.params"),
+# (rule, src, dst) of a declared fast path: (a v1.0 strategy, how to make the input from a v1.0 value
+# (None: it is the input), the path the caller passes)
+Key = tuple[str, Dialect, Dialect]
+CASES: dict[Key, tuple[Any, Callable[[Any], Any] | None, str]] = {
+    ("stream_response", V, R): (v10_status_item(), None, "$[3]"),
+    ("stream_response", R, V): (v10_status_item(), lambda v: _down("stream_response", v), "$[3]"),
+    ("message", V, R): (strategies.v10_message(), None, "$.message"),
+    ("message", R, V): (strategies.v10_message(), lambda v: _down("message", v), "$.message"),
+    ("parts", V, R): (_v10_parts, None, "$.a"),
+    ("parts", R, V): (_v10_parts, lambda v: _down("artifact", {"artifactId": "a", "parts": v})["parts"], "$.a"),
+    ("send_configuration", V, R): (v10_configuration(), None, "$.params"),
+    ("send_configuration", R, V): (v10_configuration(), _conf_down(R), "$.params"),
+    ("send_configuration", V, S): (v10_configuration(), None, "$.params"),
+    ("send_configuration", S, V): (v10_configuration(), _conf_down(S), "$.params"),
 }
+DECLARED: dict[Key, FastPath] = {(str(p.rule), p.src, p.dst): p for p in fast_paths()}
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+def _name(key: Key) -> str:
+    return f"{key[0]} {key[1].value}->{key[2].value}"
+
+
+def test_every_declared_fast_path_has_a_case() -> None:
+    assert len(DECLARED) == len(fast_paths()), "a fast path is declared twice"
+    assert set(CASES) == set(DECLARED)
+
+
+@pytest.mark.parametrize("case", sorted(CASES, key=_name), ids=_name)
 @settings(suppress_health_check=[HealthCheck.too_slow], max_examples=examples(300))
 @given(data=st.data())
-def test_fast_path_equals_full_path(case: str, data: st.DataObject) -> None:
-    fast, full, strategy, make, at = CASES[case]
+def test_fast_path_equals_full_path(case: Key, data: st.DataObject) -> None:
+    strategy, make, at = CASES[case]
+    fast, full = DECLARED[case].fast, DECLARED[case].full
     value = data.draw(strategy)
     value = damaged(data, make(value) if make else value)
     before = copy.deepcopy(value)
@@ -161,31 +152,44 @@ def test_fast_path_equals_full_path(case: str, data: st.DataObject) -> None:
     assert value == before
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_the_common_shape_takes_the_fast_path(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bench's shapes never reach the full path (else the fast path would be dead code)."""
+def _called(fn: Fn, value: Any, at: str) -> set[CodeType]:
+    """The code of every Python function `fn(value, …)` calls."""
+    seen: set[CodeType] = set()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            seen.add(frame.f_code)
+
+    sys.setprofile(profile)
+    try:
+        out = fn(copy.deepcopy(value), Cx(), at)
+    finally:
+        sys.setprofile(None)
+    assert out is not None
+    return seen
+
+
+# the full translators a fast path must not reach for the common shapes: every declared one, and the
+# per-part translators behind the parts lists
+_FULL_CODE = {p.full.__code__ for p in fast_paths()} | {fn.__code__ for fn in (*parts.TO_V10.values(),
+                                                                               *parts.FROM_V10.values())}
+
+
+@pytest.mark.parametrize("case", sorted(CASES, key=_name), ids=_name)
+def test_the_common_shape_takes_the_fast_path(case: Key) -> None:
+    """The bench's shapes never reach a full path (else the fast path would be dead code)."""
     samples = {
-        "stream item": {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {
+        "stream_response": {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {
             "state": "TASK_STATE_WORKING", "timestamp": "2025-04-02T16:59:25Z",
             "message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}}},
         "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}], "contextId": "c"},
-        "configuration": {"acceptedOutputModes": ["text/plain"]},
+        "send_configuration": {"acceptedOutputModes": ["text/plain"]},
         "parts": [{"text": "hi"}, {"text": "there"}],
     }
-    fast, _, _, make, at = CASES[case]
-    values = [samples[case.split(" v")[0]]]
-    if case.startswith("stream item"):
+    _, make, at = CASES[case]
+    values = [samples[case[0]]]
+    if case[0] == "stream_response":
         values.append({"artifactUpdate": {"taskId": "t", "contextId": "c", "append": True, "lastChunk": False,
                                           "artifact": {"artifactId": "a", "parts": [{"text": "chunk"}]}}})
-    values = [make(v) if make else v for v in values]   # before the full paths are replaced below
-    calls: list[str] = []
-    for module, name in [(messages, "_rpc_to_v10_full"), (messages, "_rpc_from_v10_full"),
-                         (requests_send, "_conf_to_v10_full"), (requests_send, "_conf_from_v10_full"),
-                         (parts, "rpc_to_v10"), (parts, "rpc_from_v10")]:
-        monkeypatch.setattr(module, name, lambda *a, _n=name: calls.append(_n))
-    from gateway.core.translate import fastpath
-    for name in ("_full_item_to_v10", "_full_item_from_v10"):
-        monkeypatch.setattr(fastpath, name, lambda *a, _n=name: calls.append(_n))
-    for value in values:
-        out = fast(copy.deepcopy(value), Cx(), at)
-        assert calls == [] and out is not None
+    for value in (make(v) if make else v for v in values):
+        assert not _called(DECLARED[case].fast, value, at) & _FULL_CODE

@@ -1,5 +1,5 @@
-"""Owns the object readers of the card and security modules: member filtering, typed copies, unions.
-Must not know any A2A member name or mapping rule (those live in the agent_card_* and security* tables)."""
+"""The object readers of the agent card modules: member filtering (with the spec's ProtoJSON leniency),
+typed copies, required members, unions. It knows no A2A member name or mapping rule."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
+from gateway.core.dialects import DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.translate.shape import arr, expect, obj, strings, text
@@ -54,11 +55,13 @@ STRUCT: Check = struct
 STR_MAP: Check = str_map
 
 
-def members(value: Any, known: Collection[str], cx: Cx, at: str, *, proto: bool) -> JsonObj:
+def members(value: Any, known: Collection[str], cx: Cx, at: str, spec: DialectSpec) -> JsonObj:
     """`value` as an object holding only `known` members (a shallow copy). Unknown members are dropped
-    with a note; `null` means unset (ProtoJSON; leniency for v0.3 peers that dump `None`) and on ProtoJSON
-    input proto field names are read as their json names (both noted: the round trip cannot restore them)."""
+    with a note; `null` means unset (ProtoJSON; leniency for v0.3 peers that dump `None`) and in a
+    ProtoJSON dialect proto field names are read as their JSON names (both noted: the round trip cannot
+    restore them)."""
     src = obj(value, at)
+    proto = spec.protojson
     out: JsonObj = {}
     for key, item in src.items():
         name = key
@@ -103,9 +106,10 @@ _DISAGREE = object()
 
 def union(cx: Cx, own: Reader | None, other: Reader | None, other_paths: Sequence[str],
           default: Reader) -> Any:
-    """Resolve one slot of a union ("hybrid") card (wire-mapping §1.4): the input version's members
-    (`own`) win; the other version's duplicates are noted only when they say something else. When only
-    the other version's members are present they are used (noted)."""
+    """Resolve one slot of a union ("hybrid") card, which carries the members of both versions (as
+    a2a-python serves it): the input version's members (`own`) win; the other version's duplicates are
+    noted only when they say something else. When only the other version's members are present they
+    are used (noted)."""
     if own is not None:
         value = own(cx)
         if other is not None and _shadow(other, cx) != value:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
-from gateway.core.translate.registry import families, translate
+from gateway.core.translate import families, translate
 from gateway.core.types import Dialect
 from tests import oracle, strategies
 from tests.profiles import examples

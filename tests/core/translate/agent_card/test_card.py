@@ -16,13 +16,15 @@ from hypothesis import strategies as st
 
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate.agent_card import TRANSLATORS
+from gateway.core.translate import Family
+from gateway.core.translate.agent_card import TRANSLATORS as _TABLE
 from gateway.core.types import Dialect, JsonObj
 from tests import oracle
 from tests.profiles import examples
 
 V03RPC, V03REST, V10 = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
-GOLDEN = Path(__file__).parent.parent / "golden" / "agent_card"
+GOLDEN = Path(__file__).parents[3] / "golden" / "agent_card"
+TRANSLATORS = _TABLE[Family.AGENT_CARD]
 
 
 def golden(name: str) -> JsonObj:

@@ -1,37 +1,39 @@
-"""Owns v0.3 `url`/`preferredTransport`/`additionalInterfaces`/`protocolVersion` ⇄ `supportedInterfaces`.
-Must not touch other card members, and must not rewrite URLs (core/card.py points them at the gateway)."""
+"""The card's interfaces: v0.3 `url`/`preferredTransport`/`additionalInterfaces`/`protocolVersion` ⇄ v1.0
+`supportedInterfaces`. No other card member, and no URL rewriting (core/card.py points them at the gateway)."""
 
 from __future__ import annotations
 
 import re
 
+from gateway.core.dialects import DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate.agent_card_shape import TEXT, child, copy_checked, members, need, union
+from gateway.core.translate.agent_card.readers import TEXT, child, copy_checked, members, need, union
 from gateway.core.translate.shape import arr, text
-from gateway.core.types import JsonObj
+from gateway.core.types import JsonObj, Version
 
 V03_MEMBERS = ("url", "protocolVersion", "preferredTransport", "additionalInterfaces")
 V10_MEMBERS = ("supportedInterfaces",)
-DEFAULT_TRANSPORT = "JSONRPC"   # J03 default; S03 §5.6.1 calls it required
+DEFAULT_TRANSPORT = "JSONRPC"   # J03 default; S03 calls the member required
 V03_CARD_VERSION = "0.3.0"      # J03 default, what the v0.3 card says
-V03_INTERFACE_VERSION = "0.3"   # S10 §3.6: Major.Minor on v1.0 interfaces
+V03_INTERFACE_VERSION = "0.3"   # S10: v1.0 interfaces say Major.Minor
 
 _V03_INTERFACE = {"url": TEXT, "transport": TEXT}
 _V10_INTERFACE = {"url": TEXT, "protocolBinding": TEXT, "tenant": TEXT, "protocolVersion": TEXT}
 _MAJOR_MINOR = re.compile(r"\s*(\d+)\.(\d+)")
 
 
-def interfaces_in(card: JsonObj, cx: Cx, at: str, *, v10: bool, proto: bool) -> list[JsonObj]:
-    """The hub `supportedInterfaces` of a card of either version (union members resolved, §1.4)."""
+def interfaces_in(card: JsonObj, cx: Cx, at: str, spec: DialectSpec) -> list[JsonObj]:
+    """The hub `supportedInterfaces` of a card of `spec` (a union card's two versions resolved)."""
     v03_present = "url" in card
     v10_present = bool(card.get("supportedInterfaces"))
+    v10 = spec.version is Version.V10
 
     def from_v03(c: Cx) -> list[JsonObj]:
-        return _from_v03(card, c, at, proto=proto)
+        return _from_v03(card, c, at, spec)
 
     def from_v10(c: Cx) -> list[JsonObj]:
-        return _from_v10(card, c, at, proto=proto)
+        return _from_v10(card, c, at, spec)
 
     v03_paths = [child(at, k) for k in V03_MEMBERS if k in card]
     v10_paths = [child(at, k) for k in V10_MEMBERS if k in card]
@@ -51,7 +53,7 @@ def interfaces_in(card: JsonObj, cx: Cx, at: str, *, v10: bool, proto: bool) -> 
     return result
 
 
-def _from_v03(card: JsonObj, cx: Cx, at: str, *, proto: bool) -> list[JsonObj]:
+def _from_v03(card: JsonObj, cx: Cx, at: str, spec: DialectSpec) -> list[JsonObj]:
     need(card, ("url",), at)
     url = text(card["url"], child(at, "url"))
     version = _card_version(card, cx, at)
@@ -69,7 +71,7 @@ def _from_v03(card: JsonObj, cx: Cx, at: str, *, proto: bool) -> list[JsonObj]:
         cx.note("default_value_omitted", path)
     for i, item in enumerate(items):
         item_path = f"{path}[{i}]"
-        src = members(item, _V03_INTERFACE, cx, item_path, proto=proto)
+        src = members(item, _V03_INTERFACE, cx, item_path, spec)
         need(src, ("url", "transport"), item_path)
         pair = (text(src["url"], child(item_path, "url")),
                 text(src["transport"], child(item_path, "transport")))
@@ -92,7 +94,7 @@ def _card_version(card: JsonObj, cx: Cx, at: str) -> str:
     return f"{match[1]}.{match[2]}" if match else raw
 
 
-def _from_v10(card: JsonObj, cx: Cx, at: str, *, proto: bool) -> list[JsonObj]:
+def _from_v10(card: JsonObj, cx: Cx, at: str, spec: DialectSpec) -> list[JsonObj]:
     path = child(at, "supportedInterfaces")
     items = arr(card.get("supportedInterfaces", []), path)
     if not items:
@@ -100,7 +102,7 @@ def _from_v10(card: JsonObj, cx: Cx, at: str, *, proto: bool) -> list[JsonObj]:
     out = []
     for i, item in enumerate(items):
         item_path = f"{path}[{i}]"
-        src = members(item, _V10_INTERFACE, cx, item_path, proto=proto)
+        src = members(item, _V10_INTERFACE, cx, item_path, spec)
         need(src, ("url", "protocolBinding"), item_path)
         iface: JsonObj = {}
         copy_checked(src, iface, _V10_INTERFACE, item_path)

@@ -1,5 +1,5 @@
-"""Owns the "rest_error" family: REST (HTTP+JSON) error bodies of both versions read into the hub and
-written back, and the gateway's own faults as REST replies. The code table lives in error_table.py."""
+"""The "rest_error" family: REST (HTTP+JSON) error bodies of both versions read into the hub and
+written back, and the gateway's own faults as REST replies. The code table is `table`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
-from gateway.core.translate.error_table import (
+from gateway.core.translate.errors.table import (
     ABSENT,
     BY_CODE,
     BY_REASON,
@@ -28,7 +28,7 @@ from gateway.core.translate.error_table import (
     own_fault,
     rpc_fields,
 )
-from gateway.core.translate.registry import register
+from gateway.core.translate.registry import Family, Table
 from gateway.core.translate.shape import drop_unknown, expect, obj, required, text
 from gateway.core.types import Dialect, JsonObj
 
@@ -48,7 +48,7 @@ _MESSAGE_KEYS = ("message", "detail", "title", "error")  # ours/JS/PY03, RFC 945
 
 
 def _v03_rest_body(code: int, message: str, data: Any) -> JsonObj:
-    """The v0.3 REST body every v0.3 client family reads (§6.3): JS03 `code`, PY compat `type`."""
+    """The v0.3 REST body every v0.3 client family reads: JS03 reads `code`, PY compat clients `type`."""
     out: JsonObj = {"code": code, "message": message}
     row = BY_CODE.get(code)
     if row is not None:
@@ -115,7 +115,7 @@ def _message(message: str | None, code: int, cx: Cx, at: str) -> str:
 
 def rest_error_from_http(status: int | None, body: Any, cx: Cx, at: str = "$") -> JsonObj:
     """Normalise any REST error reply, v0.3 or v1.0, into the hub (a v1.0 JSON-RPC error object).
-    `body` is the decoded JSON body (None if it was not JSON, or the text). Order (§6.3): ErrorInfo
+    `body` is the decoded JSON body (None if it was not JSON, or the text). Order: ErrorInfo
     reason (v1.0, GO), body `code` (JS), body `type` (class name or RFC 9457 URI), default message
     (PY03 `{"message"}`), HTTP status."""
     if type(body) is dict and type(body.get("error")) is dict:  # google.rpc.Status (v1.0, GO compat)
@@ -207,6 +207,6 @@ def rest_error(err: GatewayError, dialect: Dialect, table: StatusTable = "v10") 
     return status, _v03_rest_body(code, message, metadata if metadata else ABSENT)
 
 
-register({
-    "rest_error": {(Dialect.V03REST, Dialect.V10): rest_to_v10, (Dialect.V10, Dialect.V03REST): rest_to_v03},
-})
+TRANSLATORS: Table = {
+    Family.REST_ERROR: {(Dialect.V03REST, Dialect.V10): rest_to_v10, (Dialect.V10, Dialect.V03REST): rest_to_v03},
+}

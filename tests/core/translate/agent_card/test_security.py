@@ -11,18 +11,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gateway.core.dialects import V03REST_SPEC, V03RPC_SPEC, V10_SPEC, DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
+from gateway.core.translate import Family
 from gateway.core.translate.agent_card import TRANSLATORS
-from gateway.core.translate.security import MEMBERS, REQUIRED, TYPE_OF, WRAPPER_OF, scheme_in, scheme_out
-from gateway.core.translate.security_flows import FLOWS, V03_FLOWS, V03_REQUIRED, flows_out
-from gateway.core.translate.security_requirements import (
+from gateway.core.translate.agent_card.security import (
+    FLOWS,
+    MEMBERS,
+    REQUIRED,
+    TYPE_OF,
+    V03_FLOWS,
+    V03_REQUIRED,
+    WRAPPER_OF,
     collapse,
     expand,
+    flows_out,
     requirement_in,
     requirement_out,
+    scheme_in,
+    scheme_out,
+    schemes_to_v03,
+    split_schemes,
 )
-from gateway.core.translate.security_split import schemes_to_v03, split_schemes
 from gateway.core.types import Dialect, JsonObj
 from tests.profiles import examples
 
@@ -59,12 +70,12 @@ def card(**security: Any) -> JsonObj:
 
 def v10_to_v03rpc(value: JsonObj) -> tuple[JsonObj, list[tuple[str, str]]]:
     cx = Cx()
-    return TRANSLATORS[(V10, V03RPC)](value, cx, "$"), notes_of(cx)
+    return TRANSLATORS[Family.AGENT_CARD][(V10, V03RPC)](value, cx, "$"), notes_of(cx)
 
 
 def v03rpc_to_v10(value: JsonObj) -> tuple[JsonObj, list[tuple[str, str]]]:
     cx = Cx()
-    return TRANSLATORS[(V03RPC, V10)](value, cx, "$"), notes_of(cx)
+    return TRANSLATORS[Family.AGENT_CARD][(V03RPC, V10)](value, cx, "$"), notes_of(cx)
 
 
 # -- tables --------------------------------------------------------------------------------------------
@@ -82,11 +93,11 @@ def test_tables_cover_every_scheme_type_and_flow() -> None:
 @pytest.mark.parametrize(("v03", "v10"), SCHEMES, ids=[row[0]["type"] for row in SCHEMES])
 def test_every_scheme_type_maps_both_ways(v03: JsonObj, v10: JsonObj) -> None:
     cx = Cx()
-    assert scheme_in(v03, cx, "$.s", v10=False, proto=False) == v10
-    assert scheme_out(v10, cx, "$.s", rpc=True) == v03
-    assert scheme_in(v10, cx, "$.s", v10=True, proto=True) == v10
-    assert scheme_out(v10, cx, "$.s", rpc=False) == v10   # the v0.3 proto uses the same wrappers
-    assert scheme_in(v10, cx, "$.s", v10=False, proto=True) == v10
+    assert scheme_in(v03, cx, "$.s", V03RPC_SPEC) == v10
+    assert scheme_out(v10, cx, "$.s", V03RPC_SPEC) == v03
+    assert scheme_in(v10, cx, "$.s", V10_SPEC) == v10
+    assert scheme_out(v10, cx, "$.s", V03REST_SPEC) == v10   # the v0.3 proto uses the same wrappers
+    assert scheme_in(v10, cx, "$.s", V03REST_SPEC) == v10
     assert cx.notes == []
 
 
@@ -94,15 +105,14 @@ def test_every_scheme_type_maps_both_ways(v03: JsonObj, v10: JsonObj) -> None:
 
 def test_elixir_style_in_inside_the_wrapper_is_read_as_location() -> None:
     cx = Cx()
-    hub = scheme_in({"apiKeySecurityScheme": {"in": "query", "name": "k"}}, cx, "$.s", v10=True, proto=True)
+    hub = scheme_in({"apiKeySecurityScheme": {"in": "query", "name": "k"}}, cx, "$.s", V10_SPEC)
     assert hub == {"apiKeySecurityScheme": {"location": "query", "name": "k"}}
     assert notes_of(cx) == [("api_key_in_read_as_location", "$.s.apiKeySecurityScheme.in")]
 
 
 def test_location_wins_over_in_inside_the_wrapper() -> None:
     cx = Cx()
-    hub = scheme_in({"apiKeySecurityScheme": {"in": "query", "location": "header", "name": "k"}}, cx, "$.s",
-                    v10=True, proto=True)
+    hub = scheme_in({"apiKeySecurityScheme": {"in": "query", "location": "header", "name": "k"}}, cx, "$.s", V10_SPEC)
     assert hub == {"apiKeySecurityScheme": {"location": "header", "name": "k"}}
     assert notes_of(cx) == [("dropped_unknown_member", "$.s.apiKeySecurityScheme.in")]
 
@@ -118,36 +128,37 @@ def test_location_wins_over_in_inside_the_wrapper() -> None:
 def test_api_key_location_for_the_v03_enum(body: JsonObj, expected: str,
                                            notes: list[tuple[str, str]]) -> None:
     cx = Cx()
-    out = scheme_out({"apiKeySecurityScheme": body}, cx, "$.s", rpc=True)
+    out = scheme_out({"apiKeySecurityScheme": body}, cx, "$.s", V03RPC_SPEC)
     assert out is not None and out["in"] == expected
     assert notes_of(cx) == notes
     cx = Cx()
-    assert scheme_out({"apiKeySecurityScheme": body}, cx, "$.s", rpc=False) == {"apiKeySecurityScheme": body}
+    assert scheme_out({"apiKeySecurityScheme": body}, cx, "$.s", V03REST_SPEC) == {"apiKeySecurityScheme": body}
     assert cx.notes == []   # the v0.3 proto's `location` is a free string
 
 
 # -- union schemes -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("v10", "proto"), [(False, False), (False, True), (True, True)])
-def test_union_scheme_prefers_the_input_versions_form(v10: bool, proto: bool) -> None:
+@pytest.mark.parametrize("spec", [V03RPC_SPEC, V03REST_SPEC, V10_SPEC], ids=lambda s: s.dialect.value)
+def test_union_scheme_prefers_the_input_versions_form(spec: DialectSpec) -> None:
     typed = {"type": "http", "scheme": "bearer"}
     wrapped = {"httpAuthSecurityScheme": {"scheme": "basic"}}
     cx = Cx()
-    out = scheme_in({**typed, **wrapped}, cx, "$.s", v10=v10, proto=proto)
+    v10 = spec is V10_SPEC
+    out = scheme_in({**typed, **wrapped}, cx, "$.s", spec)
     assert out == (wrapped if v10 else {"httpAuthSecurityScheme": {"scheme": "bearer"}})
     assert notes_of(cx) == [("union_member_ignored", "$.s.type" if v10 else "$.s.httpAuthSecurityScheme")]
 
 
 def test_scheme_needs_a_type_or_a_wrapper() -> None:
     with pytest.raises(TranslationError) as caught:
-        scheme_in({"scheme": "bearer"}, Cx(), "$.s", v10=True, proto=True)
+        scheme_in({"scheme": "bearer"}, Cx(), "$.s", V10_SPEC)
     assert caught.value.path == "$.s"
 
 
 def test_v10_oauth_flows_are_a_oneof() -> None:
     flows = {"implicit": {"scopes": {}}, "password": {"scopes": {}}}
     with pytest.raises(TranslationError) as caught:
-        scheme_in({"oauth2SecurityScheme": {"flows": flows}}, Cx(), "$.s", v10=True, proto=True)
+        scheme_in({"oauth2SecurityScheme": {"flows": flows}}, Cx(), "$.s", V10_SPEC)
     assert caught.value.path == "$.s.oauth2SecurityScheme.flows"
 
 
@@ -156,7 +167,7 @@ def test_v03_flow_members_of_v10_only_are_unknown_on_v03_input() -> None:
     scheme = {"type": "oauth2", "flows": {"deviceCode": {"tokenUrl": "t", "scopes": {}},
                                           "authorizationCode": {"authorizationUrl": "a", "tokenUrl": "t",
                                                                 "scopes": {}, "pkceRequired": True}}}
-    hub = scheme_in(scheme, cx, "$.s", v10=False, proto=False)
+    hub = scheme_in(scheme, cx, "$.s", V03RPC_SPEC)
     assert hub == {"oauth2SecurityScheme": {"flows": {"authorizationCode": {
         "authorizationUrl": "a", "tokenUrl": "t", "scopes": {}}}}}
     assert notes_of(cx) == [("dropped_unknown_member", "$.s.flows.deviceCode"),
@@ -166,13 +177,13 @@ def test_v03_flow_members_of_v10_only_are_unknown_on_v03_input() -> None:
 def test_flows_out_drops_v10_only_members() -> None:
     cx = Cx()
     flows = {"deviceCode": {"deviceAuthorizationUrl": "d", "tokenUrl": "t", "scopes": {}}}
-    assert flows_out(flows, cx, "$.f", rpc=True) == {}
+    assert flows_out(flows, cx, "$.f", V03RPC_SPEC) == {}
     assert notes_of(cx) == [("oauth_flow_dropped", "$.f.deviceCode")]
 
 
 def test_an_oauth_scheme_that_never_had_flows_stays() -> None:
     cx = Cx()
-    assert scheme_out({"oauth2SecurityScheme": {"flows": {}}}, cx, "$.s", rpc=True) == {"type": "oauth2",
+    assert scheme_out({"oauth2SecurityScheme": {"flows": {}}}, cx, "$.s", V03RPC_SPEC) == {"type": "oauth2",
                                                                                        "flows": {}}
     assert cx.notes == []
 
@@ -190,19 +201,19 @@ def test_an_oauth_scheme_that_never_had_flows_stays() -> None:
 ])
 def test_requirement_forms_are_detected(src: JsonObj, proto: bool, hub: JsonObj) -> None:
     cx = Cx()
-    assert requirement_in(src, cx, "$.r", proto=proto) == hub
+    assert requirement_in(src, cx, "$.r", V03REST_SPEC if proto else V03RPC_SPEC) == hub
     assert cx.notes == []
 
 
 def test_requirement_out_spells_out_protojson_defaults_for_jsonrpc() -> None:
     cx = Cx()
-    assert requirement_out({"schemes": {"mtls": {}, "k": {"list": ["s"]}}}, cx, "$.r", rpc=True) == {
+    assert requirement_out({"schemes": {"mtls": {}, "k": {"list": ["s"]}}}, cx, "$.r", V03RPC_SPEC) == {
         "mtls": [], "k": ["s"]}
-    assert requirement_out({}, cx, "$.q", rpc=True) == {}
+    assert requirement_out({}, cx, "$.q", V03RPC_SPEC) == {}
     assert notes_of(cx) == [("required_member_defaulted", "$.r.schemes.mtls.list"),
                             ("required_member_defaulted", "$.q.schemes")]
     cx = Cx()
-    assert requirement_out({"schemes": {"mtls": {}}}, cx, "$.r", rpc=False) == {"schemes": {"mtls": {}}}
+    assert requirement_out({"schemes": {"mtls": {}}}, cx, "$.r", V03REST_SPEC) == {"schemes": {"mtls": {}}}
     assert cx.notes == []
 
 
@@ -349,7 +360,7 @@ def test_v03rest_keeps_split_schemes_apart() -> None:
     schemes = {"o": {"oauth2SecurityScheme": {"flows": {"implicit": {"scopes": {}}}}},
                "o#password": {"oauth2SecurityScheme": {"flows": {"password": {"scopes": {}}}}}}
     reqs = [("$.securityRequirements", [{"schemes": {"o": {"list": []}}}, {"schemes": {"o#password": {}}}])]
-    out, lists = schemes_to_v03(copy.deepcopy(schemes), reqs, cx, "$.securitySchemes", rpc=False)
+    out, lists = schemes_to_v03(copy.deepcopy(schemes), reqs, cx, "$.securitySchemes", V03REST_SPEC)
     assert out == schemes   # the v0.3 proto's flows are a oneof too
     assert lists == [reqs[0][1]]
     assert cx.notes == []
@@ -359,7 +370,7 @@ def test_v03rest_wrapper_with_several_flows_is_split_too() -> None:
     cx = Cx()
     flows = {"implicit": {"scopes": {}}, "password": {"scopes": {}}}
     schemes = {"o": {"oauth2SecurityScheme": {"flows": flows}}}
-    hub = {name: scheme_in(s, cx, f"$.securitySchemes.{name}", v10=False, proto=True)
+    hub = {name: scheme_in(s, cx, f"$.securitySchemes.{name}", V03REST_SPEC)
            for name, s in schemes.items()}
     split, lists = split_schemes(hub, [("$.security", [{"schemes": {"o": {}}}])], cx, "$.securitySchemes")
     assert split == {"o": {"oauth2SecurityScheme": {"flows": {"implicit": {"scopes": {}}}}},
@@ -377,11 +388,11 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size
 
 
 @settings(max_examples=examples(500), deadline=None)
-@given(value=JSON, v10=st.booleans(), proto=st.booleans())
-def test_any_scheme_json_reads_or_raises_translation_error(value: Any, v10: bool, proto: bool) -> None:
+@given(value=JSON, spec=st.sampled_from([V03RPC_SPEC, V03REST_SPEC, V10_SPEC]))
+def test_any_scheme_json_reads_or_raises_translation_error(value: Any, spec: DialectSpec) -> None:
     try:
-        hub = scheme_in(value, Cx(), "$.s", v10=v10, proto=proto)
+        hub = scheme_in(value, Cx(), "$.s", spec)
     except TranslationError:
         return
     if len(hub[next(iter(hub))].get("flows", {})) <= 1:
-        scheme_out(hub, Cx(), "$.s", rpc=True)
+        scheme_out(hub, Cx(), "$.s", V03RPC_SPEC)

@@ -1,5 +1,5 @@
-"""Owns the §6.1 error table and what both error families share: lookups, ErrorInfo, HTTP statuses,
-v0.3 `data` <-> v1.0 details, error-object fields, the gateway's own faults as rows. It registers no family."""
+"""The A2A error code table (JSON-RPC code, both versions' class names, HTTP statuses, gRPC status,
+ErrorInfo reason) and what both error families read from it. It registers no family."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class ErrorRow:
     code: int  # JSON-RPC code, identical in both versions
     v03_name: str | None  # T03 class name; None: v1.0 only
     v10_name: str  # S10 / a2a-python 1.x class name (what PY compat clients read from REST `type`)
-    http_v10: int  # S10 §5.4 (standard codes: PYcore A2A_ERROR_MAPPING)
+    http_v10: int  # S10's HTTP mapping (standard codes: PYcore A2A_ERROR_MAPPING)
     http_py03: int  # PY03 utils/error_handlers.py
     grpc: str
     reason: str  # ErrorInfo.reason
@@ -119,7 +119,8 @@ def data_to_v10(code: int, data: Any, cx: Cx, at: str) -> list[Any] | None:
 
 
 def data_to_v03(code: int, data: Any, cx: Cx, at: str) -> Any:
-    """v1.0 `data` (or ABSENT) → v0.3 `data` (or ABSENT), per §6.3."""
+    """v1.0 `data` (or ABSENT) → v0.3 `data` (or ABSENT): the first ErrorInfo's metadata (our own
+    `{"detail": <JSON>}` unwrapped) or the first protobuf Value; every other detail is dropped (noted)."""
     if data is ABSENT:
         if code in BY_CODE:
             cx.note("error_info_missing", at)

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from gateway.core.notes import Cx
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from tests import golden, oracle
 
 

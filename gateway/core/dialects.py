@@ -171,7 +171,3 @@ DIALECTS: Final[Mapping[tuple[Version, Binding], Dialect]] = MappingProxyType(
 BINDINGS: Final[Mapping[Dialect, frozenset[Binding]]] = MappingProxyType(
     {spec.dialect: spec.bindings for spec in SPECS.values()})
 
-
-def dialect_of(version: Version, binding: Binding) -> Dialect:
-    """The dialect a side speaks: every (version, binding) pair has one."""
-    return DIALECTS[(version, binding)]

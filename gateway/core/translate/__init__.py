@@ -8,18 +8,24 @@ from gateway.core.translate.events import infer_kind
 from gateway.core.translate.registry import Family, FastPath, Registry, Table, Translate, Translator
 from gateway.core.translate.shape import obj
 
-REGISTRY = Registry(
-    (parts.TRANSLATORS, messages.TRANSLATORS, tasks.TRANSLATORS, events.TRANSLATORS, push_config.TRANSLATORS,
-     agent_card.TRANSLATORS, requests.TRANSLATORS, responses.TRANSLATORS, errors.TRANSLATORS),
-    fast_paths=(*parts.FAST_PATHS, *messages.FAST_PATHS, *events.FAST_PATHS, *requests.FAST_PATHS),
-    aliases=responses.ALIASES,
+# every family module's public tables; a Family with no translators fails tests/core/translate
+TABLES: tuple[Table, ...] = (
+    parts.TRANSLATORS, messages.TRANSLATORS, tasks.TRANSLATORS, events.TRANSLATORS, push_config.TRANSLATORS,
+    agent_card.TRANSLATORS, requests.TRANSLATORS, responses.TRANSLATORS, errors.TRANSLATORS,
 )
+FAST_PATHS: tuple[FastPath, ...] = (*parts.FAST_PATHS, *messages.FAST_PATHS, *events.FAST_PATHS,
+                                    *requests.FAST_PATHS)
+ALIASES = responses.ALIASES
+REGISTRY = Registry(TABLES, fast_paths=FAST_PATHS, aliases=ALIASES)
 translate: Translate = REGISTRY.translate
 families = REGISTRY.families
 fast_paths = REGISTRY.fast_paths
 
 __all__ = [
+    "ALIASES",
+    "FAST_PATHS",
     "REGISTRY",
+    "TABLES",
     "Family",
     "FastPath",
     "Registry",

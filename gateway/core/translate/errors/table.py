@@ -25,13 +25,13 @@ StatusTable = Literal["v10", "py03"]  # HTTP statuses for v0.3 REST bodies (Quir
 @dataclass(frozen=True, slots=True)
 class ErrorRow:
     code: int  # JSON-RPC code, identical in both versions
-    v03_name: str | None  # T03 class name; None: v1.0 only
+    v03_name: str | None  # class name in the v0.3 types of PY03; None: v1.0 only
     v10_name: str  # S10 / a2a-python 1.x class name (what PY compat clients read from REST `type`)
     http_v10: int  # S10's HTTP mapping (standard codes: PYcore A2A_ERROR_MAPPING)
     http_py03: int  # PY03 utils/error_handlers.py
     grpc: str
     reason: str  # ErrorInfo.reason
-    message: str  # default message (T03 where it has one)
+    message: str  # default message (PY03's v0.3 types' where they have one)
     alt_messages: tuple[str, ...] = ()  # other SDKs' defaults, recognised on input
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,32 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gateway.core.errors import TranslationError
-from gateway.core.notes import Cx
-from gateway.core.translate import Family
-from gateway.core.translate.agent_card import TRANSLATORS as _TABLE
 from gateway.core.types import Dialect, JsonObj
 from tests import oracle
+from tests.core.translate.agent_card.cards import TRANSLATORS, V03REST, V03RPC, V10, golden, run
 from tests.profiles import examples
-
-V03RPC, V03REST, V10 = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
-GOLDEN = Path(__file__).parents[3] / "golden" / "agent_card"
-TRANSLATORS = _TABLE[Family.AGENT_CARD]
-
-
-def golden(name: str) -> JsonObj:
-    loaded: JsonObj = json.loads((GOLDEN / f"{name}.json").read_text())
-    return loaded
-
-
-def run(card: Any, src: Dialect, dst: Dialect) -> tuple[JsonObj, list[tuple[str, str]]]:
-    cx = Cx()
-    before = copy.deepcopy(card)
-    if V10 in (src, dst):
-        out = TRANSLATORS[(src, dst)](card, cx, "$")
-    else:
-        out = TRANSLATORS[(V10, dst)](TRANSLATORS[(src, V10)](card, cx, "$"), cx, "$")
-    assert card == before, "translation mutated its input"
-    return out, [(n.code, n.path) for n in cx.notes]
 
 
 def deep_merge(a: Any, b: Any) -> Any:
@@ -58,7 +34,7 @@ def deep_merge(a: Any, b: Any) -> Any:
 # -- v0.3 REST input leniency -------------------------------------------------------------------------
 
 def test_jsonrpc_shaped_card_is_accepted_on_v03rest_input() -> None:
-    # a2a-python answers GET /v1/card with the JSON-RPC-dialect card (wire-mapping §1.2.3)
+    # a2a-python answers GET /v1/card with the JSON-RPC-dialect card
     assert run(golden("full.v03rpc"), V03REST, V10) == (golden("full.v10"), [])
     assert run(golden("full.v03rpc"), V03REST, V03RPC) == (golden("full.v03rpc"), [])
 
@@ -75,7 +51,7 @@ def test_v03rest_input_may_mix_both_forms() -> None:
     assert notes == [("state_transition_history_dropped", "$.capabilities.stateTransitionHistory")]
 
 
-# -- union ("hybrid") cards, wire-mapping §1.4 and case 69 ---------------------------------------------
+# -- union ("hybrid") cards: both versions' members in one card (a2a-python serves them) ------------
 
 def test_agreeing_union_card_reads_like_either_card() -> None:
     union = deep_merge(golden("full.v10"), golden("full.v03rpc"))
@@ -124,26 +100,6 @@ def test_v10_card_with_only_v03_members_falls_back_to_them() -> None:
                      ("union_member_used", "$.additionalInterfaces"), ("union_member_used", "$.security")]
 
 
-def test_interface_remnants_of_the_other_version_are_noted() -> None:
-    card = golden("minimal.v10")
-    card["protocolVersion"] = "0.3.0"  # a v0.3 member that describes no interface on its own
-    out, notes = run(card, V10, V03RPC)
-    assert out == golden("minimal.v03rpc")
-    assert notes == [("union_member_ignored", "$.protocolVersion")]
-
-
-def test_v03_card_without_url_takes_the_v10_interfaces() -> None:
-    card = golden("full.v03rpc")
-    del card["url"]
-    card["supportedInterfaces"] = golden("full.v10")["supportedInterfaces"]
-    out, notes = run(card, V03RPC, V10)
-    assert out == golden("full.v10")
-    assert notes == [("union_member_ignored", "$.protocolVersion"),
-                     ("union_member_ignored", "$.preferredTransport"),
-                     ("union_member_ignored", "$.additionalInterfaces"),
-                     ("union_member_used", "$.supportedInterfaces")]
-
-
 # -- members, defaults, coercions ----------------------------------------------------------------------
 
 def test_unknown_members_are_dropped_with_notes() -> None:
@@ -185,47 +141,6 @@ def test_proto_field_names_on_v10_input() -> None:
     assert notes == [("proto_field_name_read", "$.supported_interfaces"),
                      ("dropped_unknown_member", "$.icon_file"),
                      ("proto_field_name_read", "$.supportedInterfaces[0].protocol_binding")]
-
-
-@pytest.mark.parametrize(("version", "interfaces", "note"), [
-    ("0.3.2", "0.3", ("protocol_version_normalized", "$.protocolVersion")),
-    ("0.2.6", "0.2", ("protocol_version_normalized", "$.protocolVersion")),
-    (None, "0.3", ("protocol_version_defaulted", "$.protocolVersion")),
-    ("", "0.3", ("protocol_version_defaulted", "$.protocolVersion")),
-])
-def test_card_protocol_version_goes_to_every_interface(version: str | None, interfaces: str,
-                                                       note: tuple[str, str]) -> None:
-    card = golden("full.v03rpc")
-    if version is None:
-        del card["protocolVersion"]
-    else:
-        card["protocolVersion"] = version
-    out, notes = run(card, V03RPC, V10)
-    assert [i["protocolVersion"] for i in out["supportedInterfaces"]] == [interfaces] * 3
-    assert notes == [note]
-
-
-def test_legacy_interface_after_an_older_one_is_reordered() -> None:
-    card = golden("minimal.v10")
-    card["supportedInterfaces"] = [
-        {"url": "https://a.example.com/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.2"},
-        {"url": "https://a.example.com/new", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
-        {"url": "https://a.example.com/odd", "protocolBinding": "GRPC", "protocolVersion": "v-next"},
-    ]
-    out, notes = run(card, V10, V03RPC)
-    assert (out["url"], out["preferredTransport"]) == ("https://a.example.com/new", "HTTP+JSON")
-    assert out["additionalInterfaces"] == [{"url": "https://a.example.com/old", "transport": "JSONRPC"}]
-    assert notes == [("protocol_version_normalized", "$.supportedInterfaces[0].protocolVersion"),
-                     ("interface_reordered", "$.supportedInterfaces[1]"),
-                     ("interface_dropped", "$.supportedInterfaces[2]")]
-
-
-def test_empty_preferred_transport_is_the_default() -> None:
-    card = golden("minimal.v03rest")
-    card["preferredTransport"] = ""
-    out, notes = run(card, V03REST, V10)
-    assert out == golden("minimal.v10")
-    assert notes == [("preferred_transport_defaulted", "$.preferredTransport")]
 
 
 def test_extended_card_false_is_omitted_with_a_note() -> None:

@@ -1,4 +1,4 @@
-"""Security schemes, OAuth flows and requirements (wire-mapping §4.8, §4.9, §8 rows 15-16): the scheme
+"""Security schemes, OAuth flows and requirements: the scheme
 tables both ways, `in` ⇄ `location`, requirement forms, and the OAuth split/merge with its requirement
 expansion and collapse."""
 

@@ -142,7 +142,7 @@ def test_status_without_error_info_gets_one_first() -> None:
 
 @pytest.mark.parametrize("row", te.ERRORS, ids=lambda r: r.v10_name)
 def test_v10_status_round_trips_through_the_hub(row: te.ErrorRow) -> None:
-    """Cross-binding (§6.3): REST v1.0 reply → hub → REST v1.0 reply, and the hub is a JSON-RPC error."""
+    """Cross-binding: REST v1.0 reply → hub → REST v1.0 reply, and the hub is a JSON-RPC error."""
     body = _status(row.http_v10, row.grpc, row.message, row.reason)
     cx = Cx()
     hub = te.rest_error_from_http(row.http_v10, body, cx)

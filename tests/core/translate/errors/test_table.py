@@ -49,7 +49,7 @@ def test_table_agrees_with_a2a_python_v10() -> None:
 
 
 def test_table_agrees_with_the_v03_types() -> None:
-    """Class names, codes and default messages of the v0.3 JSON-RPC types (T03, shipped in a2a-sdk)."""
+    """Class names, codes and default messages of the v0.3 JSON-RPC types (shipped in a2a-sdk)."""
     for row in te.ERRORS:
         if row.v03_name is None:
             continue

@@ -1,6 +1,5 @@
-"""The translation core's front door: `translate(family, value, *, src, dst, cx)` over every `Family`,
-the registry it is built from (each family module's `TRANSLATORS`, `FAST_PATHS`, the result aliases),
-and the helpers code outside the core's translators calls. Importing it registers nothing elsewhere."""
+"""The translation core's front door: `translate()` over every `Family`, the registry built from each
+family module's tables (no import side effects), and the helpers code outside the translators calls."""
 
 from gateway.core.translate import agent_card, errors, events, messages, parts, push_config, requests, responses, tasks
 from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error, rest_error_from_http

@@ -1,6 +1,5 @@
-"""Stream items, written once against a v0.3 `DialectSpec`: TaskStatusUpdateEvent (with v0.3 `final`),
-TaskArtifactUpdateEvent, the v1.0 `StreamResponse` oneof ⇄ the v0.3 item, the SendMessage result, and
-the fast paths of status and artifact updates. It knows nothing of SSE or of when a stream ends."""
+"""Stream items against a v0.3 `DialectSpec`: status updates (v0.3 `final`), artifact updates, the
+StreamResponse and SendMessage result wrappers, and their fast paths. No SSE, no stream end."""
 
 from __future__ import annotations
 
@@ -8,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from gateway.core.dialects import (
-    STREAM_MEMBER_ALIASES_V10,
     TERMINAL_V10,
     V03_SPECS,
     V03RPC_SPEC,
+    V10_SPEC,
     V10_STATE_BY_NUMBER,
     DialectSpec,
 )
@@ -257,11 +256,11 @@ def item_to_v10(spec: DialectSpec, members: tuple[str, ...], none_of_them: str) 
     return bare if spec.kind_tags else wrapped
 
 
-def item_from_v10(spec: DialectSpec, members: tuple[str, ...], aliases: Mapping[str, str]) -> Translator:
-    """The v1.0 wrapper with one of `members` (or an alias) as a v0.3 item of `spec`."""
+def item_from_v10(spec: DialectSpec, members: tuple[str, ...]) -> Translator:
+    """The v1.0 wrapper with one of `members` (or a proto field name for one) as a v0.3 item of `spec`."""
     fns = {member: fn for member, fn in _payloads(spec, False).items() if member in members}
     dot = {key: "." + key for key in fns}  # member path suffixes, built once
-    bare = spec.kind_tags
+    bare, aliases = spec.kind_tags, V10_SPEC.member_aliases
 
     def convert(wrapper: Any, cx: Cx, at: str) -> JsonObj:
         if type(wrapper) is dict and len(wrapper) == 1:  # the common case: one known member
@@ -286,11 +285,11 @@ _FULL: dict[str, dict[tuple[Dialect, Dialect], Translator]] = {
     Family.STREAM_RESPONSE: {
         **{(s.dialect, V10): item_to_v10(s, _STREAM, "not a Task, Message, status-update or artifact-update")
            for s in V03_SPECS},
-        **{(V10, s.dialect): item_from_v10(s, _STREAM, STREAM_MEMBER_ALIASES_V10) for s in V03_SPECS},
+        **{(V10, s.dialect): item_from_v10(s, _STREAM) for s in V03_SPECS},
     },
     Family.SEND_RESULT: {
         **{(s.dialect, V10): item_to_v10(s, _SEND, "expected a Task or a Message") for s in V03_SPECS},
-        **{(V10, s.dialect): item_from_v10(s, _SEND, {}) for s in V03_SPECS},
+        **{(V10, s.dialect): item_from_v10(s, _SEND) for s in V03_SPECS},
     },
 }
 

@@ -1,6 +1,5 @@
-"""Message, written once against a v0.3 `DialectSpec`: the `kind` tag, roles through the spec's tables,
-parts through `parts` under the spec's member name, and the fast paths of the v0.3 JSON-RPC messages.
-It does not reach into Task or its status."""
+"""Message, written once against a v0.3 `DialectSpec` (kind tag, role tables, the parts member, empty
+ids), with the fast paths of v0.3 JSON-RPC messages. It does not reach into Task or its status."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Push-notification configs: the inline v0.3 PushNotificationConfig (one shape in both v0.3 dialects)
-⇄ v1.0 TaskPushNotificationConfig, and the nested v0.3 TaskPushNotificationConfig, its task named by
-`taskId` or by a resource name as the spec says, ⇄ the flat v1.0 one. It never rewrites URLs."""
+"""Push configs: the inline v0.3 PushNotificationConfig ⇄ v1.0 TaskPushNotificationConfig, and the nested
+v0.3 one (task by `taskId` or resource name, as the spec says) ⇄ the flat v1.0 one. No URL rewriting."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Request params of every operation (`params.<operation>` families): SendMessage written once against a
-v0.3 `DialectSpec` (with its configuration fast paths), the v0.3 JSON-RPC params objects and the v0.3
-proto request messages (resource names) of the other operations. No envelopes, no paths."""
+"""Request params of every operation (`params.*`): SendMessage against a `DialectSpec` with its
+configuration fast paths, and the other v0.3 params objects and proto requests. No envelopes, no paths."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Task, TaskStatus (states through the spec's tables, timestamps to RFC 3339 UTC) and Artifact, each
-written once against a v0.3 `DialectSpec`. History and status messages go through `messages`, parts
-through `parts`."""
+written once against a v0.3 `DialectSpec`; messages go through `messages`, parts through `parts`."""
 
 from __future__ import annotations
 

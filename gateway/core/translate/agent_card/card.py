@@ -1,6 +1,5 @@
-"""AgentCard in all four directions through the v1.0 hub, written once against a `DialectSpec`: the
-card's own members, provider, capabilities (extensions, the extended-card flag), skills and their
-requirement slots. It translates faithfully: no URL rewriting, no served card, no fetching (core/card.py)."""
+"""AgentCard both ways through the v1.0 hub, written once against a `DialectSpec`, with its provider,
+capabilities, skills and requirement slots. No URL rewriting, no served card, no fetching (core/card.py)."""
 
 from __future__ import annotations
 

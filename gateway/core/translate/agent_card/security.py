@@ -1,6 +1,5 @@
-"""Security in the agent card: one scheme (the v0.3 `{"type": …}` form ⇄ the oneof wrappers of v1.0 and
-the v0.3 proto), OAuth flows, requirement lists, and the OAuth split per flow (→ v1.0) with its exact
-re-merge (→ v0.3 JSON-RPC) over the schemes map and every requirement list at once."""
+"""Security in the agent card: one scheme (type form ⇄ oneof wrappers), OAuth flows, requirement lists,
+and the OAuth split per flow (→ v1.0) with its exact re-merge (→ v0.3 JSON-RPC) over all of them."""
 
 from __future__ import annotations
 

@@ -222,12 +222,13 @@ def _member(wrapper: Any, allowed: Mapping[str, Translator], at: str, aliases: M
     return key, member
 
 
-def _payloads(spec: DialectSpec, to_v10: bool) -> dict[str, Translator]:
-    """v1.0 member -> the payload translator of `spec` in one direction."""
-    d = spec.dialect
-    if to_v10:
-        return {"task": tasks.TASK_TO_V10[d], "message": messages.TO_V10[d], "statusUpdate": STATUS_TO_V10[d],
-                "artifactUpdate": ARTIFACT_TO_V10[d]}
+def _payloads_to_v10(d: Dialect) -> dict[str, Translator]:
+    """v1.0 member -> the translator of its payload from dialect `d`."""
+    return {"task": tasks.TASK_TO_V10[d], "message": messages.TO_V10[d], "statusUpdate": STATUS_TO_V10[d],
+            "artifactUpdate": ARTIFACT_TO_V10[d]}
+
+
+def _payloads_from_v10(d: Dialect) -> dict[str, Translator]:
     return {"task": tasks.TASK_FROM_V10[d], "message": messages.FROM_V10[d], "statusUpdate": STATUS_FROM_V10[d],
             "artifactUpdate": ARTIFACT_FROM_V10[d]}
 
@@ -235,7 +236,7 @@ def _payloads(spec: DialectSpec, to_v10: bool) -> dict[str, Translator]:
 def item_to_v10(spec: DialectSpec, members: tuple[str, ...], none_of_them: str) -> Translator:
     """A v0.3 item of `spec` with one of `members` as the v1.0 wrapper; `none_of_them` says what a
     bare item that is none of them is not."""
-    fns = {member: fn for member, fn in _payloads(spec, True).items() if member in members}
+    fns = {member: fn for member, fn in _payloads_to_v10(spec.dialect).items() if member in members}
     by_kind = {MEMBER_TO_KIND[member]: fn for member, fn in fns.items()}
     aliases = spec.member_aliases
 
@@ -258,7 +259,7 @@ def item_to_v10(spec: DialectSpec, members: tuple[str, ...], none_of_them: str) 
 
 def item_from_v10(spec: DialectSpec, members: tuple[str, ...]) -> Translator:
     """The v1.0 wrapper with one of `members` (or a proto field name for one) as a v0.3 item of `spec`."""
-    fns = {member: fn for member, fn in _payloads(spec, False).items() if member in members}
+    fns = {member: fn for member, fn in _payloads_from_v10(spec.dialect).items() if member in members}
     dot = {key: "." + key for key in fns}  # member path suffixes, built once
     bare, aliases = spec.kind_tags, V10_SPEC.member_aliases
 

@@ -33,10 +33,10 @@ def child(case: int, arm: str, n: int) -> None:
     _, payload, fn = bt.CASES[case]
     data = jsoncodec.dumpb(payload)
     fn(data)
-    bt._codec(data)
+    bt.codec(data)
     gc.collect()
     gc.freeze()
-    run = fn if arm == "translated" else bt._codec
+    run = fn if arm == "translated" else bt.codec
     for _ in range(n):
         run(data)
 

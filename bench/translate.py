@@ -13,7 +13,7 @@ from typing import Any
 
 from gateway.core import jsoncodec
 from gateway.core.notes import Cx
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from gateway.core.types import Dialect
 
 R, V = Dialect.V03RPC, Dialect.V10
@@ -65,7 +65,7 @@ def _result(family: str, src: Dialect, dst: Dialect) -> Callable[[bytes], bytes]
     return run
 
 
-def _codec(data: bytes) -> bytes:
+def codec(data: bytes) -> bytes:
     return jsoncodec.dumpb(jsoncodec.loads(data))
 
 
@@ -96,11 +96,11 @@ def _calibrate(fn: Callable[[bytes], bytes], data: bytes) -> int:
 def measure(fn: Callable[[bytes], bytes], data: bytes, seconds: float) -> tuple[float, float]:
     """(codec-only µs, translated µs): the two arms alternate in short batches and each keeps its
     fastest batch, so noise from a shared machine hits both alike and inflates neither."""
-    n_base, n_full = _calibrate(_codec, data), _calibrate(fn, data)
+    n_base, n_full = _calibrate(codec, data), _calibrate(fn, data)
     base = full = float("inf")
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
-        base = min(base, _batch(_codec, data, n_base))
+        base = min(base, _batch(codec, data, n_base))
         full = min(full, _batch(fn, data, n_full))
     return base * 1e6, full * 1e6
 

@@ -1,8 +1,9 @@
 """Golden-fixture discovery. Layout: tests/golden/<family>/<case>.<dialect>.json are exact members
 (every v0.3 member translates to the v1.0 member and back, with no notes); <case>.to-<dialect>.json
 is a one-way expected output from the case's only exact member, and <case>.to-<dialect>.notes.json
-lists the notes ([{code, path}]) that translation must record (absent file: none). A case named
-`lenient_*` has a source that real peers send but the official types reject: the oracle skips it."""
+lists the notes ([{code, path}]) that translation must record (absent file: none), and
+<case>.to-<dialect>.error.json ({type, path, message}) the core's error it must raise instead. A case
+named `lenient_*` has a source that real peers send but the official types reject: the oracle skips it."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class Case:
     source: Any
     expected: Any
     notes: list[tuple[str, str]] = field(default_factory=list)
+    error: dict[str, str] | None = None   # {type, path, message} of the GatewayError expected instead
 
     def __str__(self) -> str:
         return f"{self.family}/{self.name}: {self.src.value}->{self.dst.value}"
@@ -60,7 +62,7 @@ def fixtures() -> list[Fixture]:
     out = []
     for (family, _case), files in _groups().items():
         for key, path in files.items():
-            if key.endswith(".notes"):
+            if key.endswith((".notes", ".error")):
                 continue
             if _case.startswith("lenient_") and not key.startswith("to-"):
                 continue
@@ -73,7 +75,7 @@ def cases() -> list[Case]:
     out = []
     for (family, name), files in _groups().items():
         exact = {DIALECTS[k]: _load(p) for k, p in files.items() if k in DIALECTS}
-        oneway = {DIALECTS[k.removeprefix("to-")]: p for k, p in files.items()
+        oneway = {DIALECTS[k.removeprefix("to-").removesuffix(".error")]: p for k, p in files.items()
                   if k.startswith("to-") and not k.endswith(".notes")}
         if Dialect.V10 in exact:
             for d, payload in exact.items():
@@ -84,6 +86,9 @@ def cases() -> list[Case]:
             assert len(exact) == 1, f"{family}/{name}: a one-way case needs exactly one source member"
             (src, source), = exact.items()
             for dst, path in oneway.items():
+                if path.name.endswith(".error.json"):
+                    out.append(Case(family, name, src, dst, source, None, error=_load(path)))
+                    continue
                 notes_path = path.with_name(path.name.replace(".json", ".notes.json"))
                 notes = [(n["code"], n["path"]) for n in _load(notes_path)] if notes_path.exists() else []
                 out.append(Case(family, name, src, dst, source, _load(path), notes))

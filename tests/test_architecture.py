@@ -73,11 +73,6 @@ def test_nothing_reads_shared() -> None:
 # --- the package's own import graph -----------------------------------------------------------------
 # Every import counts as an edge: module level, inside a function, under TYPE_CHECKING.
 
-# Violations that remain outside the areas already re-laid (issue 11). Each entry must still be a
-# violation (test_known_violations_are_still_violations), so the list only shrinks: fix one, drop it.
-KNOWN_VIOLATIONS = frozenset({
-    "re-export: gateway/core/translate/errors.py",
-})
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,13 +249,8 @@ def _violations() -> dict[str, str]:
 
 @pytest.mark.parametrize("rule", ["cycle", "private", "shim", "re-export"])
 def test_package_structure(rule: str) -> None:
-    new = {k: v for k, v in _violations().items() if k.startswith(f"{rule}: ") and k not in KNOWN_VIOLATIONS}
+    new = {k: v for k, v in _violations().items() if k.startswith(f"{rule}: ")}
     assert not new, "\n".join(f"{k} ({v})" for k, v in sorted(new.items()))
-
-
-def test_known_violations_are_still_violations() -> None:
-    fixed = KNOWN_VIOLATIONS - set(_violations())
-    assert not fixed, f"no longer violations, remove them from KNOWN_VIOLATIONS: {sorted(fixed)}"
 
 
 def test_the_structure_checks_catch_what_they_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

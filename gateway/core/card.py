@@ -10,7 +10,7 @@ from typing import Any
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.operations import Operation
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from gateway.core.translate.shape import obj
 from gateway.core.types import Binding, Dialect, JsonObj, Version
 from gateway.core.versions import parse_version

@@ -108,6 +108,16 @@ class UpstreamTimeout(UpstreamUnavailable):
     default_message = "Upstream agent timed out"
 
 
+class UnknownFamily(GatewayError):
+    """`translate()` was asked for a family it does not know, or for a pair of dialects the family has
+    no translator between: a fault of the gateway's own code, never of a peer."""
+
+    jsonrpc_code = -32603
+    http_status = 500
+    reason = "INTERNAL_ERROR"
+    default_message = "Unknown translation family"
+
+
 def as_agent_error(error: GatewayError) -> GatewayError:
     """A translation failure on the agent's reply is the agent's fault, not the caller's."""
     if isinstance(error, TranslationError):

@@ -12,30 +12,22 @@ from typing import TYPE_CHECKING, Any
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
+from gateway.core.dialects import DIALECTS, SPECS
 from gateway.core.errors import GatewayError, TranslationError, as_agent_error
 from gateway.core.notes import Cx, Note
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.stream import HubFrames, HubItem, StreamRelay, sse_relay
+from gateway.core.translate import translate
 from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
-from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj, Version
 
 if TYPE_CHECKING:
     from gateway.core.push.seal import PushSealer
 
-DIALECT = {
-    (Version.V03, Binding.JSONRPC): Dialect.V03RPC,
-    (Version.V03, Binding.REST): Dialect.V03REST,
-    (Version.V10, Binding.JSONRPC): Dialect.V10,
-    (Version.V10, Binding.REST): Dialect.V10,
-}
 JSON = "application/json"
 UPSTREAM_RPC_ID = "a2a-gateway"  # the id of JSON-RPC requests the gateway makes on its own or for REST clients
 MAX_LIST_ITEMS = 10_000          # a v0.3 caller's unpaged list stops following pages here
-# the member a client dialect names the inline push config of a SendMessage `configuration` by
-_INLINE_PUSH = {Dialect.V03RPC: "pushNotificationConfig", Dialect.V03REST: "pushNotification",
-                Dialect.V10: "taskPushNotificationConfig"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +99,11 @@ class Exchange:
 
     @property
     def src(self) -> Dialect:
-        return DIALECT[(self.call.version, self.call.binding)]
+        return DIALECTS[(self.call.version, self.call.binding)]
 
     @property
     def dst(self) -> Dialect:
-        return DIALECT[(self.upstream.version, self.upstream.binding)]
+        return DIALECTS[(self.upstream.version, self.upstream.binding)]
 
     @property
     def op(self) -> Operation:
@@ -155,7 +147,7 @@ class Exchange:
         if not where:
             return True
         conf = params.get(where[0])
-        return isinstance(conf, dict) and conf.get(_INLINE_PUSH[self.src]) is not None
+        return isinstance(conf, dict) and conf.get(SPECS[self.src].push_config_member) is not None
 
     def _seal(self, hub: JsonObj) -> JsonObj:
         """The client's webhook config replaced by the relay's own, the client's route sealed inside."""
@@ -287,7 +279,7 @@ class Exchange:
 
 def error_reply(err: GatewayError, version: Version, binding: Binding, rpc_id: Any, quirks: Quirks) -> Reply:
     """A gateway fault for a caller of `version` over `binding` (JSON-RPC: HTTP 200 + error envelope)."""
-    dialect = DIALECT[(version, binding)]
+    dialect = DIALECTS[(version, binding)]
     if binding is Binding.REST:
         status, body = rest_error(err, dialect, quirks.rest_v03_status_table)
         return Reply(status, jsoncodec.dumpb(body), error=True)

@@ -1,5 +1,5 @@
-"""Per-peer quirks of wire-mapping.md §10.5 as one frozen options object, defaults as recommended
-there. The core reads them; configuration (gateway/config/) builds them."""
+"""Per-peer quirks (what real SDKs do where the specs are silent or they differ) as one frozen options
+object with the recommended defaults. The core reads them; configuration (gateway/config/) builds them."""
 
 from __future__ import annotations
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-from gateway.core import jsoncodec
+from gateway.core import dialects, jsoncodec
 from gateway.core.bindings.jsonrpc import error_envelope, response_from_json, result_envelope
+from gateway.core.dialects import BINDINGS
 from gateway.core.errors import (
     GatewayError,
     InvalidAgentResponse,
@@ -20,27 +21,16 @@ from gateway.core.errors import (
 )
 from gateway.core.notes import Cx
 from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
-from gateway.core.translate import enums
+from gateway.core.translate import translate
 from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error, rest_error_from_http
-from gateway.core.translate.registry import translate
-from gateway.core.types import Binding, Dialect, JsonObj
 
-__all__ = ["BINDINGS", "ERROR_EVENT", "Frames", "HubFrames", "HubItem", "SseFrames", "StreamRelay", "sse_relay"]
+# enum members as module constants (Enum class attribute lookups are slow on the per-event path)
+from gateway.core.types import JSONRPC, REST, V03RPC, V10, Binding, Dialect, JsonObj
+
+__all__ = ["ERROR_EVENT", "Frames", "HubFrames", "HubItem", "SseFrames", "StreamRelay", "sse_relay"]
 
 ERROR_EVENT: Final = "error"  # the SSE event name of every error the relay writes (v0.3 clients ignore it)
 
-# enum members as module constants: Enum class attribute lookups are slow on the per-event path
-_JSONRPC = Binding.JSONRPC
-_REST = Binding.REST
-_V03RPC = Dialect.V03RPC
-_V03REST = Dialect.V03REST
-_V10 = Dialect.V10
-
-BINDINGS: Final = {  # the bindings each dialect is spoken over
-    _V03RPC: frozenset({_JSONRPC}),
-    _V03REST: frozenset({_REST}),
-    _V10: frozenset({_JSONRPC, _REST}),
-}
 _SUBMITTED: Final = "TASK_STATE_SUBMITTED"
 _INPUT_REQUIRED: Final = "TASK_STATE_INPUT_REQUIRED"
 
@@ -66,7 +56,7 @@ def member_of(hub: Any, at: str) -> tuple[str, JsonObj]:
     if type(hub) is not dict or len(hub) != 1:
         raise TranslationError(at, "expected a StreamResponse with exactly one member")
     ((key, payload),) = hub.items()
-    name = enums.STREAM_MEMBERS_V10.get(key)
+    name = dialects.STREAM_MEMBERS_V10.get(key)
     if name is None:
         raise TranslationError(f"{at}.{key}", "expected one of task, message, statusUpdate, artifactUpdate")
     if type(payload) is not dict:
@@ -79,28 +69,28 @@ def state_of(payload: JsonObj) -> str | None:
     status = payload.get("status")
     value = status.get("state") if type(status) is dict else None
     if type(value) is int:
-        return enums.V10_STATE_BY_NUMBER.get(value)
+        return dialects.V10_STATE_BY_NUMBER.get(value)
     if type(value) is str:
-        return enums.STATE_ALIASES_V10.get(value, value)
+        return dialects.STATE_ALIASES_V10.get(value, value)
     return None
 
 
 def _rpc_error_to_hub(error: JsonObj, upstream: Dialect, cx: Cx, at: str) -> JsonObj:
     """An upstream JSON-RPC error object as the hub's (v1.0) error object."""
-    if upstream is _V10:
+    if upstream is V10:
         return error
-    hub: JsonObj = translate("error", error, src=upstream, dst=_V10, cx=cx, at=f"{at}.error")
+    hub: JsonObj = translate("error", error, src=upstream, dst=V10, cx=cx, at=f"{at}.error")
     return hub
 
 
 def _upstream_final(raw: Any, name: str, upstream: Dialect) -> bool | None:
     """The `final` a v0.3 upstream put on this event (None: a v1.0 upstream has no such flag)."""
-    if upstream is _V10:
+    if upstream is V10:
         return None
     if name != "statusUpdate":
         return False
     # the translator accepted `raw`: a status-update object, or a one-member REST wrapper
-    ev = raw if upstream is _V03RPC else next(iter(raw.values()))
+    ev = raw if upstream is V03RPC else next(iter(raw.values()))
     return ev.get("final") is True
 
 
@@ -163,7 +153,7 @@ class SseFrames:
 
     def set_final(self, item: JsonObj, final: bool) -> None:
         """Mark a client status-update item final or not (v0.3 JSON-RPC `final`, REST `statusUpdate.final`)."""
-        if self.dialect is _V03RPC:
+        if self.dialect is V03RPC:
             item["final"] = final
         elif final:
             item["statusUpdate"]["final"] = True
@@ -172,7 +162,7 @@ class SseFrames:
 
     def item(self, item: JsonObj) -> bytes:
         """One translated item, in a JSON-RPC result envelope when the client speaks JSON-RPC."""
-        body = result_envelope(self.rpc_id, item) if self.binding is _JSONRPC else item
+        body = result_envelope(self.rpc_id, item) if self.binding is JSONRPC else item
         return b"data: " + jsoncodec.dumpb(body) + b"\n\n"   # JSON text holds no raw line break: one line
 
     def comment(self, comment: SseComment) -> bytes:
@@ -181,18 +171,18 @@ class SseFrames:
     def upstream_error(self, hub: JsonObj, at: str) -> bytes:
         """An upstream A2A error (hub: a v1.0 JSON-RPC error object) in the client's shape, code kept."""
         body: JsonObj
-        if self.binding is _REST:
+        if self.binding is REST:
             body = rest_body(hub, self.dialect, self.cx, self.status_table, at)[1]
-        elif self.dialect is _V10:
+        elif self.dialect is V10:
             body = error_envelope(self.rpc_id, hub)
         else:
-            body = error_envelope(self.rpc_id, translate("error", hub, src=_V10, dst=self.dialect,
+            body = error_envelope(self.rpc_id, translate("error", hub, src=V10, dst=self.dialect,
                                                          cx=self.cx, at=f"{at}.error"))
         return encode_data(jsoncodec.dumps(body), ERROR_EVENT)
 
     def gateway_error(self, error: GatewayError) -> bytes:
         """The gateway's own error in the client's shape."""
-        if self.binding is _JSONRPC:
+        if self.binding is JSONRPC:
             body = error_envelope(self.rpc_id, jsonrpc_error(error, self.dialect))
         else:
             body = rest_error(error, self.dialect, self.status_table)[1]
@@ -216,7 +206,7 @@ class HubFrames:
     """The relay's output for an in-process client of the v1.0 hub (the AG-UI door): items, not bytes."""
 
     __slots__ = ()
-    dialect: Final = _V10
+    dialect: Final = V10
 
     def set_final(self, item: JsonObj, final: bool) -> None:
         pass  # v1.0 has no `final`: the relay's `done` says the stream is over
@@ -396,7 +386,7 @@ class StreamRelay(Generic[F, Out]):
             value = jsoncodec.loads(event.data)
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
-        if self.upstream_binding is _JSONRPC:
+        if self.upstream_binding is JSONRPC:
             response = response_from_json(value)
             if response.error is not None:
                 hub = _rpc_error_to_hub(response.error, self.upstream, self.cx, at)
@@ -407,27 +397,27 @@ class StreamRelay(Generic[F, Out]):
             return [self._frames.upstream_error(hub, at)], None, True
         else:
             raw = value
-        hub = raw if self.upstream is _V10 else translate(
-            "stream_response", raw, src=self.upstream, dst=_V10, cx=self.cx, at=at)
+        hub = raw if self.upstream is V10 else translate(
+            "stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)
         if member == "task" and self.history_length is not None:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")
         state = state_of(payload) if member in ("task", "statusUpdate") else None
-        ends = state in enums.TERMINAL_V10 or (first and member == "message")
+        ends = state in dialects.TERMINAL_V10 or (first and member == "message")
         v03_final = _upstream_final(raw, member, self.upstream)
 
-        if self.client is _V10:
+        if self.client is V10:
             frames = []
-            if first and self.upstream is not _V10 and member in ("statusUpdate", "artifactUpdate"):
+            if first and self.upstream is not V10 and member in ("statusUpdate", "artifactUpdate"):
                 frames.append(self._frames.item(_synthesized_task(member, payload, self.cx, at)))
             frames.append(self._frames.item(hub))
             return frames, None, ends or v03_final is True
 
-        item: JsonObj = translate("stream_response", hub, src=_V10, dst=self.client, cx=self.cx, at=at)
+        item: JsonObj = translate("stream_response", hub, src=V10, dst=self.client, cx=self.cx, at=at)
         if member != "statusUpdate":
             return [self._frames.item(item)], None, ends
         final = ends or v03_final is True
-        if not final and v03_final is None and state in enums.INTERRUPTED_V10:
+        if not final and v03_final is None and state in dialects.INTERRUPTED_V10:
             if self._lookahead:
                 self._frames.set_final(item, False)
                 return [], item, False

@@ -8,7 +8,7 @@ from typing import Any
 
 from gateway.core.agui import events as ev
 from gateway.core.agui.session import ThreadSession
-from gateway.core.translate.enums import V10_STATE_NUMBER
+from gateway.core.dialects import V10_STATE_NUMBER
 from gateway.core.types import JsonObj
 
 KEY = "a2a"

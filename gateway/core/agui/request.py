@@ -12,8 +12,8 @@ from gateway.core.agui import a2ui
 from gateway.core.agui import events as ev
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.session import ThreadSession
+from gateway.core.dialects import INTERRUPTED_V10, STATE_TO_V10
 from gateway.core.operations import by_name
-from gateway.core.translate.enums import INTERRUPTED_V10, STATE_TO_V10
 from gateway.core.types import Binding, JsonObj, Version
 
 ACCEPTED_OUTPUT_MODES = ["text/plain", "application/json", a2ui.MIME_LEGACY, a2ui.MIME]

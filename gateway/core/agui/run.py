@@ -15,7 +15,7 @@ from gateway.core.agui.parts import custom_part, joined_text
 from gateway.core.agui.request import Agent, Call, Options, plan_call
 from gateway.core.agui.session import ThreadSession, remember
 from gateway.core.agui.text import Mode, Texts
-from gateway.core.translate.enums import INTERRUPTED_V10, STATE_FROM_V10, STREAM_MEMBER_ALIASES_V10, TERMINAL_V10
+from gateway.core.dialects import INTERRUPTED_V10, STATE_FROM_V10, STREAM_MEMBER_ALIASES_V10, TERMINAL_V10
 from gateway.core.types import JsonObj
 
 # JSON-RPC errors meaning the stored task cannot be continued (TaskNotFound, UnsupportedOperation)

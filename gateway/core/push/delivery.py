@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.core import jsoncodec
+from gateway.core.dialects import STREAM_MEMBERS_V10
 from gateway.core.errors import InvalidAgentResponse
 from gateway.core.exchange import Again, Call, Reply, Result
 from gateway.core.notes import Cx
 from gateway.core.operations import BY_NAME
 from gateway.core.push.seal import ClientRoute
-from gateway.core.translate.enums import STREAM_MEMBERS_V10
+from gateway.core.translate import translate
 from gateway.core.translate.events import infer_kind
-from gateway.core.translate.registry import translate
 from gateway.core.types import Binding, Dialect, JsonObj, Version
 
 _JSON = "application/json"

@@ -1,67 +1,26 @@
-"""Message in every dialect: the `kind` tag, roles through the enum tables, parts through
-`parts`, `content` (v0.3 REST) vs `parts`. It does not reach into Task or its status."""
+"""Message, written once against a v0.3 `DialectSpec` (kind tag, role tables, the parts member, empty
+ids), with the fast paths of v0.3 JSON-RPC messages. It does not reach into Task or its status."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from gateway.core.dialects import V03_SPECS, V03RPC_SPEC, V10_ROLE_BY_NUMBER, DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate import enums, parts
-from gateway.core.translate.registry import register
-from gateway.core.translate.shape import arr, drop_unknown, obj, strings
-from gateway.core.types import Dialect, JsonObj
+from gateway.core.translate import parts
+from gateway.core.translate.registry import Family, FastPath, Table, Translator
+from gateway.core.translate.shape import drop_unknown, obj, strings
+from gateway.core.types import V03RPC, V10, Dialect, JsonObj
+
+Copier = Callable[[JsonObj, JsonObj, str], None]
 
 _COMMON = ("messageId", "contextId", "taskId", "role", "metadata", "extensions")
-_RPC_KNOWN = frozenset((*_COMMON, "kind", "parts", "referenceTaskIds"))
-_REST_KNOWN = frozenset((*_COMMON, "content"))
 _V10_KNOWN = frozenset((*_COMMON, "parts", "referenceTaskIds"))
-
-PartFn = Any
-
-
-def parts_of(items: Any, fn: PartFn, cx: Cx, at: str) -> list[JsonObj]:
-    if type(items) is not list:
-        arr(items, at)
-    return [fn(p, cx, f"{at}[{i}]") for i, p in enumerate(items)]
-
-
-# Text parts are most parts (of messages and artifacts): a plain one is rewritten inline, anything else
-# takes the full path (tests/core/test_fastpath.py holds both equal).
-def rpc_parts_to_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
-    """`at` is the owner's path (message or artifact); a part's own is built only when it takes the full path."""
-    if type(items) is not list:
-        arr(items, f"{at}.parts")
-    return [{"text": p["text"]} if type(p) is dict and len(p) == 2 and p.get("kind") == "text"
-            and type(p.get("text")) is str else parts.rpc_to_v10(p, cx, f"{at}.parts[{i}]")
-            for i, p in enumerate(items)]
-
-
-def rpc_parts_from_v10(items: Any, cx: Cx, at: str) -> list[JsonObj]:
-    """`at` is the owner's path (message or artifact); a part's own is built only when it takes the full path."""
-    if type(items) is not list:
-        arr(items, f"{at}.parts")
-    return [{"kind": "text", "text": p["text"]} if type(p) is dict and len(p) == 1 and type(p.get("text")) is str
-            else parts.rpc_from_v10(p, cx, f"{at}.parts[{i}]") for i, p in enumerate(items)]
-
-
-def _copy_ids(src: JsonObj, out: JsonObj, at: str, *, drop_empty: bool) -> None:
-    for key in ("contextId", "taskId"):
-        value = src.get(key)
-        if type(value) is str:
-            if value or not drop_empty:
-                out[key] = value
-        elif value is not None:
-            raise TranslationError(f"{at}.{key}", "expected a string")
-
-
-def _copy_tail(src: JsonObj, out: JsonObj, at: str, keys: tuple[str, ...]) -> None:
-    md = src.get("metadata")
-    if md is not None:
-        out["metadata"] = md if type(md) is dict else obj(md, f"{at}.metadata")
-    for key in keys:
-        if key in src:
-            out[key] = strings(src[key], f"{at}.{key}")
+# the optional members, with their JSON type
+_OPTIONAL = (("contextId", str), ("taskId", str), ("metadata", dict), ("extensions", list),
+             ("referenceTaskIds", list))
 
 
 def _message_id(msg: JsonObj, at: str) -> str:
@@ -71,18 +30,92 @@ def _message_id(msg: JsonObj, at: str) -> str:
     return mid
 
 
-def _role_to_v10(msg: JsonObj, table: dict[str, str], at: str) -> str:
-    role = msg.get("role")
-    found = table.get(role) if type(role) is str else None
-    if found is not None:
-        return found
-    raise TranslationError(f"{at}.role", f"unknown role {role!r}")
+def _copier(spec: DialectSpec) -> Copier:
+    """Copies the optional members a v0.3 message of `spec` shares with v1.0, type-checked."""
+    keys = tuple((key, kind) for key, kind in _OPTIONAL if key not in spec.message_gaps)
+    drops_empty = spec.drops_empty_ids
+
+    def copy_optional(msg: JsonObj, out: JsonObj, at: str) -> None:
+        for key, kind in keys:
+            value = msg.get(key)
+            if value is None:
+                continue
+            if kind is str:
+                if type(value) is not str:
+                    raise TranslationError(f"{at}.{key}", "expected a string")
+                if drops_empty and not value:   # the proto3 default: unset
+                    continue
+            elif kind is list:
+                value = strings(value, f"{at}.{key}")
+            elif type(value) is not dict:
+                obj(value, f"{at}.{key}")
+            out[key] = value
+    return copy_optional
 
 
-def _role_from_v10(msg: JsonObj, table: dict[str, str], cx: Cx, at: str) -> str:
+def to_v10(spec: DialectSpec, parts_fn: parts.PartsFn, copy_optional: Copier) -> Translator:
+    """A v0.3 message of `spec` as a v1.0 message (the full path: every check, every note)."""
+    kind_tags, member, roles, enum_numbers = spec.kind_tags, spec.message_parts, spec.roles_to_v10, spec.protojson
+    known = frozenset((*_COMMON, member, *(k for k in ("referenceTaskIds",) if k not in spec.message_gaps),
+                       *(("kind",) if kind_tags else ())))
+    parts_required = not spec.protojson   # ProtoJSON omits an empty list
+
+    def convert(msg: Any, cx: Cx, at: str) -> JsonObj:
+        msg = obj(msg, at)
+        if kind_tags:
+            kind = msg.get("kind", "message")
+            if kind != "message":
+                raise TranslationError(f"{at}.kind", f"expected 'message', got {kind!r}")
+        drop_unknown(msg, known, cx, at)
+        mid = _message_id(msg, at)
+        role = msg.get("role")
+        if enum_numbers and type(role) is int:
+            role = V10_ROLE_BY_NUMBER.get(role, role)
+        found = roles.get(role) if type(role) is str else None
+        if found is None:
+            raise TranslationError(f"{at}.role", f"unknown role {role!r}")
+        if member in msg:
+            items = msg[member]
+        elif parts_required:
+            raise TranslationError(f"{at}.{member}", "required member is missing")
+        else:
+            items = []
+        out: JsonObj = {"messageId": mid, "role": found, "parts": parts_fn(items, cx, at)}
+        copy_optional(msg, out, at)
+        return out
+
+    return convert
+
+
+def from_v10(spec: DialectSpec, parts_fn: parts.PartsFn, copy_optional: Copier) -> Translator:
+    """A v1.0 message as a v0.3 message of `spec` (the full path)."""
+    tag, member, roles, gaps = spec.kind_tags, spec.message_parts, spec.roles_from_v10, spec.message_gaps
+    fill_parts = not spec.protojson   # the v0.3 JSON schema requires `parts`
+
+    def convert(msg: Any, cx: Cx, at: str) -> JsonObj:
+        msg = obj(msg, at)
+        drop_unknown(msg, _V10_KNOWN, cx, at)
+        out: JsonObj = {"kind": "message"} if tag else {}
+        out["messageId"] = _message_id(msg, at)
+        out["role"] = _role_from_v10(msg, roles, cx, at)
+        if "parts" in msg:
+            out[member] = parts_fn(msg["parts"], cx, at)
+        elif fill_parts:
+            cx.note("filled_required", f"{at}.parts")
+            out[member] = []
+        copy_optional(msg, out, at)
+        for key in gaps:
+            if key in msg:
+                cx.note("field_dropped", f"{at}.{key}", "no slot in the v0.3 proto")
+        return out
+
+    return convert
+
+
+def _role_from_v10(msg: JsonObj, table: Mapping[str, str], cx: Cx, at: str) -> str:
     role = msg.get("role")
     if type(role) is int:
-        role = enums.V10_ROLE_BY_NUMBER.get(role, role)
+        role = V10_ROLE_BY_NUMBER.get(role, role)
     found = table.get(role) if type(role) is str else None
     if found is None:
         if role is not None and role != "ROLE_UNSPECIFIED":
@@ -92,147 +125,92 @@ def _role_from_v10(msg: JsonObj, table: dict[str, str], cx: Cx, at: str) -> str:
     return found
 
 
-def _v10_parts(msg: JsonObj, cx: Cx, at: str) -> Any:
-    if "parts" not in msg:
-        cx.note("filled_required", f"{at}.parts")
-        return []
-    return msg["parts"]
+# ---- the fast paths: v0.3 JSON-RPC messages of the common valid shape ----------------------------------
+# The common valid shape is rewritten inline (members read by index: a miss is an exception, free in
+# 3.11 until raised); anything else takes the full translator, which alone notes and raises. A lone
+# plain text part is rewritten here too: calling the parts-list fast path for it costs ~5% of a
+# message/send translation (instruction counts).
+
+def _fast_to_v10(spec: DialectSpec, full: Translator, parts_fn: parts.PartsFn, copy_optional: Copier) -> Translator:
+    roles = spec.roles_to_v10
+    known = frozenset((*_COMMON, "kind", "parts", "referenceTaskIds"))
+
+    def convert(msg: Any, cx: Cx, at: str) -> Any:
+        try:
+            mid, role, items = msg["messageId"], roles[msg["role"]], msg["parts"]
+        except (KeyError, TypeError):  # not an object, a member missing, an unknown or unhashable role
+            return full(msg, cx, at)
+        more = len(msg) - 3  # members beyond messageId, role, parts
+        if "kind" in msg:
+            if msg["kind"] != "message":
+                return full(msg, cx, at)
+            more -= 1
+        if type(mid) is not str or type(items) is not list or (more and not known.issuperset(msg)):
+            return full(msg, cx, at)
+        if len(items) == 1 and type(p := items[0]) is dict and len(p) == 2 and p.get("kind") == "text" \
+                and type(text := p.get("text")) is str:
+            out: JsonObj = {"messageId": mid, "role": role, "parts": [{"text": text}]}
+        else:
+            out = {"messageId": mid, "role": role, "parts": parts_fn(items, cx, at)}
+        if more:
+            _optional(msg, out, at, more, copy_optional)
+        return out
+
+    return convert
 
 
-# ---- v0.3 JSON-RPC --------------------------------------------------------------------------------
+def _fast_from_v10(spec: DialectSpec, full: Translator, parts_fn: parts.PartsFn, copy_optional: Copier) -> Translator:
+    roles = spec.roles_from_v10
 
-def _optional(msg: JsonObj, out: JsonObj, at: str, more: int) -> None:
-    """Copy the optional members (ids, metadata, string lists) with their type checks; `more` is how
-    many members the message has beyond the required ones (a lone contextId, the usual one, is quick)."""
+    def convert(msg: Any, cx: Cx, at: str) -> Any:
+        try:
+            mid, role, items = msg["messageId"], roles[msg["role"]], msg["parts"]
+        except (KeyError, TypeError):
+            return full(msg, cx, at)
+        more = len(msg) - 3  # members beyond messageId, role, parts
+        if type(mid) is not str or type(items) is not list or (more and not _V10_KNOWN.issuperset(msg)):
+            return full(msg, cx, at)
+        if len(items) == 1 and type(p := items[0]) is dict and len(p) == 1 and type(text := p.get("text")) is str:
+            out: JsonObj = {"kind": "message", "messageId": mid, "role": role,
+                            "parts": [{"kind": "text", "text": text}]}
+        else:
+            out = {"kind": "message", "messageId": mid, "role": role, "parts": parts_fn(items, cx, at)}
+        if more:
+            _optional(msg, out, at, more, copy_optional)
+        return out
+
+    return convert
+
+
+def _optional(msg: JsonObj, out: JsonObj, at: str, more: int, copy_optional: Copier) -> None:
+    """`more` is how many members the message has beyond the required ones: a lone contextId, the
+    usual one, is copied at once."""
     context_id = msg.get("contextId")
     if more == 1 and type(context_id) is str:
         out["contextId"] = context_id
-        return
-    for key, kind in _OPTIONAL:
-        value = msg.get(key)
-        if value is None:
-            continue
-        if type(value) is not kind:
-            raise TranslationError(f"{at}.{key}", f"expected {'a string' if kind is str else kind.__name__}")
-        out[key] = value if kind is not list else strings(value, f"{at}.{key}")
-
-
-_OPTIONAL = (("contextId", str), ("taskId", str), ("metadata", dict), ("extensions", list),
-             ("referenceTaskIds", list))
-
-
-def rpc_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
-    """The common valid shape is rewritten inline (members read by index: a miss is an exception, free
-    in 3.11 until raised); anything else takes `_rpc_to_v10_full`, which alone notes and raises."""
-    try:
-        mid, role, items = msg["messageId"], _ROLE_TO_V10[msg["role"]], msg["parts"]
-    except (KeyError, TypeError):  # not an object, a member missing, an unknown or unhashable role
-        return _rpc_to_v10_full(msg, cx, at)
-    more = len(msg) - 3  # members beyond messageId, role, parts
-    if "kind" in msg:
-        if msg["kind"] != "message":
-            return _rpc_to_v10_full(msg, cx, at)
-        more -= 1
-    if type(mid) is not str or type(items) is not list or (more and not _RPC_KNOWN.issuperset(msg)):
-        return _rpc_to_v10_full(msg, cx, at)
-    if len(items) == 1 and type(p := items[0]) is dict and len(p) == 2 and p.get("kind") == "text" \
-            and type(text := p.get("text")) is str:
-        out: JsonObj = {"messageId": mid, "role": role, "parts": [{"text": text}]}
     else:
-        out = {"messageId": mid, "role": role, "parts": rpc_parts_to_v10(items, cx, at)}
-    if more:
-        _optional(msg, out, at, more)
-    return out
+        copy_optional(msg, out, at)
 
 
-def _rpc_to_v10_full(msg: Any, cx: Cx, at: str) -> JsonObj:
-    msg = obj(msg, at)
-    kind = msg.get("kind", "message")
-    if kind != "message":
-        raise TranslationError(f"{at}.kind", f"expected 'message', got {kind!r}")
-    drop_unknown(msg, _RPC_KNOWN, cx, at)
-    mid = _message_id(msg, at)
-    role = _role_to_v10(msg, enums.ROLE_TO_V10, at)
-    if "parts" not in msg:
-        raise TranslationError(f"{at}.parts", "required member is missing")
-    out: JsonObj = {"messageId": mid, "role": role, "parts": rpc_parts_to_v10(msg["parts"], cx, at)}
-    _optional(msg, out, at, len(msg))
-    return out
+def _build() -> tuple[dict[tuple[Dialect, Dialect], Translator], tuple[FastPath, ...]]:
+    full: dict[tuple[Dialect, Dialect], Translator] = {}
+    for spec in V03_SPECS:
+        copy_optional = _copier(spec)
+        full[(spec.dialect, V10)] = to_v10(spec, parts.parts_to_v10(spec.dialect, spec.message_parts), copy_optional)
+        full[(V10, spec.dialect)] = from_v10(spec, parts.parts_from_v10(spec.dialect), copy_optional)
+    rpc, copy_rpc = V03RPC_SPEC, _copier(V03RPC_SPEC)
+    fast = (
+        FastPath(Family.MESSAGE, V03RPC, V10, _fast_to_v10(rpc, full[(V03RPC, V10)], parts.parts_to_v10(V03RPC),
+                                                           copy_rpc), full[(V03RPC, V10)]),
+        FastPath(Family.MESSAGE, V10, V03RPC, _fast_from_v10(rpc, full[(V10, V03RPC)], parts.parts_from_v10(V03RPC),
+                                                             copy_rpc), full[(V10, V03RPC)]),
+    )
+    return full, fast
 
 
-def rpc_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
-    """As `rpc_to_v10`: the common valid shape inline, anything else through `_rpc_from_v10_full`."""
-    try:
-        mid, role, items = msg["messageId"], _ROLE_FROM_V10[msg["role"]], msg["parts"]
-    except (KeyError, TypeError):
-        return _rpc_from_v10_full(msg, cx, at)
-    more = len(msg) - 3  # members beyond messageId, role, parts
-    if type(mid) is not str or type(items) is not list or (more and not _V10_KNOWN.issuperset(msg)):
-        return _rpc_from_v10_full(msg, cx, at)
-    if len(items) == 1 and type(p := items[0]) is dict and len(p) == 1 and type(text := p.get("text")) is str:
-        out: JsonObj = {"kind": "message", "messageId": mid, "role": role, "parts": [{"kind": "text", "text": text}]}
-    else:
-        out = {"kind": "message", "messageId": mid, "role": role, "parts": rpc_parts_from_v10(items, cx, at)}
-    if more:
-        _optional(msg, out, at, more)
-    return out
-
-
-def _rpc_from_v10_full(msg: Any, cx: Cx, at: str) -> JsonObj:
-    msg = obj(msg, at)
-    drop_unknown(msg, _V10_KNOWN, cx, at)
-    out: JsonObj = {
-        "kind": "message",
-        "messageId": _message_id(msg, at),
-        "role": _role_from_v10(msg, enums.ROLE_FROM_V10, cx, at),
-        "parts": rpc_parts_from_v10(_v10_parts(msg, cx, at), cx, at),
-    }
-    _optional(msg, out, at, len(msg))
-    return out
-
-
-_ROLE_TO_V10, _ROLE_FROM_V10 = enums.ROLE_TO_V10, enums.ROLE_FROM_V10
-
-
-# ---- v0.3 REST ------------------------------------------------------------------------------------
-
-_REST_ROLE_TO_V10 = {"ROLE_USER": "ROLE_USER", "ROLE_AGENT": "ROLE_AGENT"}
-_REST_ROLE_FROM_V10 = _REST_ROLE_TO_V10
-
-
-def rest_to_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
-    msg = obj(msg, at)
-    drop_unknown(msg, _REST_KNOWN, cx, at)
-    role = msg.get("role")
-    if type(role) is int:
-        role = enums.V10_ROLE_BY_NUMBER.get(role, role)
-    out: JsonObj = {"messageId": _message_id(msg, at),
-                    "role": _role_to_v10({"role": role}, _REST_ROLE_TO_V10, at)}
-    out["parts"] = parts_of(msg.get("content", []), parts.rest_to_v10, cx, f"{at}.content")
-    _copy_ids(msg, out, at, drop_empty=True)
-    _copy_tail(msg, out, at, ("extensions",))
-    return out
-
-
-def rest_from_v10(msg: Any, cx: Cx, at: str) -> JsonObj:
-    msg = obj(msg, at)
-    drop_unknown(msg, _V10_KNOWN, cx, at)
-    out: JsonObj = {
-        "messageId": _message_id(msg, at),
-        "role": _role_from_v10(msg, _REST_ROLE_FROM_V10, cx, at),
-    }
-    if "parts" in msg:
-        out["content"] = parts_of(msg["parts"], parts.rest_from_v10, cx, f"{at}.parts")
-    _copy_ids(msg, out, at, drop_empty=True)
-    if "referenceTaskIds" in msg:
-        cx.note("field_dropped", f"{at}.referenceTaskIds", "no slot in the v0.3 proto")
-    _copy_tail(msg, out, at, ("extensions",))
-    return out
-
-
-register({"message": {
-    (Dialect.V03RPC, Dialect.V10): rpc_to_v10,
-    (Dialect.V10, Dialect.V03RPC): rpc_from_v10,
-    (Dialect.V03REST, Dialect.V10): rest_to_v10,
-    (Dialect.V10, Dialect.V03REST): rest_from_v10,
-}})
+_FULL, FAST_PATHS = _build()
+TRANSLATORS: Table = {Family.MESSAGE: _FULL}
+# what the other families call: the fast path where one stands in front of the full translator
+_ENTRY = {**_FULL, **{(path.src, path.dst): path.fast for path in FAST_PATHS}}
+TO_V10: dict[Dialect, Translator] = {spec.dialect: _ENTRY[(spec.dialect, V10)] for spec in V03_SPECS}
+FROM_V10: dict[Dialect, Translator] = {spec.dialect: _ENTRY[(V10, spec.dialect)] for spec in V03_SPECS}

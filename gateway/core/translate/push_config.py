@@ -1,24 +1,23 @@
-"""Push-notification configs in every shape: the inline v0.3 PushNotificationConfig ⇄ v1.0
-TaskPushNotificationConfig, the nested v0.3 TaskPushNotificationConfig (JSON-RPC `taskId` +
-`pushNotificationConfig`, REST resource `name`) ⇄ the flat v1.0 one. It never rewrites URLs."""
+"""Push configs: the inline v0.3 PushNotificationConfig ⇄ v1.0 TaskPushNotificationConfig, and the nested
+v0.3 one (task by `taskId` or resource name, as the spec says) ⇄ the flat v1.0 one. No URL rewriting."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from gateway.core.dialects import V03_SPECS, DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate.registry import register
+from gateway.core.translate.registry import Family, Table, Translator
 from gateway.core.translate.shape import drop_unknown, obj, strings
-from gateway.core.types import Dialect, JsonObj
+from gateway.core.types import V10, Dialect, JsonObj
 
 _V03_KNOWN = frozenset(("id", "url", "token", "authentication"))
 _V10_KNOWN = frozenset(("id", "taskId", "url", "token", "authentication", "tenant"))
 _AUTH_V03 = frozenset(("schemes", "credentials"))
 _AUTH_V10 = frozenset(("scheme", "credentials"))
-_TASK_RPC = frozenset(("taskId", "pushNotificationConfig"))
-_TASK_REST = frozenset(("name", "pushNotificationConfig"))
+_INNER = "pushNotificationConfig"
 _NAME = re.compile(r"tasks/([^/]+)/pushNotificationConfigs/([^/]+)")
 _TASK_NAME = re.compile(r"tasks/([^/]+)")
 
@@ -49,8 +48,6 @@ def _str(src: JsonObj, key: str, at: str) -> str:
     if type(value) is not str:
         raise TranslationError(f"{at}.{key}", "expected a string")
     return value
-
-
 
 
 def _auth_to_v10(auth: Any, cx: Cx, at: str) -> JsonObj:
@@ -139,56 +136,52 @@ def _v10_inner(cfg: JsonObj, cx: Cx, at: str) -> tuple[str, JsonObj]:
     return task_id, inner
 
 
-def task_rpc_to_v10(cfg: Any, cx: Cx, at: str) -> JsonObj:
-    cfg = obj(cfg, at)
-    drop_unknown(cfg, _TASK_RPC, cx, at)
-    task_id = cfg.get("taskId")
-    if type(task_id) is not str:
-        raise TranslationError(f"{at}.taskId", "required string member is missing or not a string")
-    if cfg.get("pushNotificationConfig") is None:
-        raise TranslationError(f"{at}.pushNotificationConfig", "required member is missing")
-    return _flat(task_id, inline_to_v10(cfg["pushNotificationConfig"], cx, f"{at}.pushNotificationConfig"))
+def task_to_v10(spec: DialectSpec) -> Translator:
+    """The nested v0.3 config of `spec` as the flat v1.0 one; a resource name's config id must agree
+    with the body's."""
+    named = spec.resource_names
+    known = frozenset(("name" if named else "taskId", _INNER))
+
+    def convert(cfg: Any, cx: Cx, at: str) -> JsonObj:
+        cfg = obj(cfg, at)
+        drop_unknown(cfg, known, cx, at)
+        task_id = None if named else cfg.get("taskId")
+        if not named and type(task_id) is not str:
+            raise TranslationError(f"{at}.taskId", "required string member is missing or not a string")
+        if cfg.get(_INNER) is None:
+            raise TranslationError(f"{at}.{_INNER}", "required member is missing")
+        inner = inline_to_v10(cfg[_INNER], cx, f"{at}.{_INNER}")
+        if named and cfg.get("name"):
+            task_id, config_id = parse_config_name(cfg["name"], f"{at}.name")
+            if inner.setdefault("id", config_id) != config_id:
+                raise TranslationError(f"{at}.name", "config id in name and body disagree")
+        return _flat(task_id, inner)
+
+    return convert
 
 
-def task_rpc_from_v10(cfg: Any, cx: Cx, at: str) -> JsonObj:
-    task_id, inner = _v10_inner(cfg, cx, at)
-    return {"taskId": task_id, "pushNotificationConfig": inner}
+def task_from_v10(spec: DialectSpec) -> Translator:
+    named = spec.resource_names
+
+    def convert(cfg: Any, cx: Cx, at: str) -> JsonObj:
+        task_id, inner = _v10_inner(cfg, cx, at)
+        if not named:
+            return {"taskId": task_id, _INNER: inner}
+        config_id = inner.get("id")
+        if config_id is None:  # v1.0 servers default a missing id to the task id
+            cx.note("filled_required", f"{at}.id", "config id defaults to the task id")
+            config_id = task_id
+        return {"name": config_name(task_id, config_id, at), _INNER: inner}
+
+    return convert
 
 
-def task_rest_to_v10(cfg: Any, cx: Cx, at: str) -> JsonObj:
-    cfg = obj(cfg, at)
-    drop_unknown(cfg, _TASK_REST, cx, at)
-    if cfg.get("pushNotificationConfig") is None:
-        raise TranslationError(f"{at}.pushNotificationConfig", "required member is missing")
-    inner = inline_to_v10(cfg["pushNotificationConfig"], cx, f"{at}.pushNotificationConfig")
-    task_id = None
-    if cfg.get("name"):
-        task_id, config_id = parse_config_name(cfg["name"], f"{at}.name")
-        if inner.setdefault("id", config_id) != config_id:
-            raise TranslationError(f"{at}.name", "config id in name and body disagree")
-    return _flat(task_id, inner)
+TASK_TO_V10: dict[Dialect, Translator] = {spec.dialect: task_to_v10(spec) for spec in V03_SPECS}
+TASK_FROM_V10: dict[Dialect, Translator] = {spec.dialect: task_from_v10(spec) for spec in V03_SPECS}
 
-
-def task_rest_from_v10(cfg: Any, cx: Cx, at: str) -> JsonObj:
-    task_id, inner = _v10_inner(cfg, cx, at)
-    config_id = inner.get("id")
-    if config_id is None:  # v1.0 servers default a missing id to the task id
-        cx.note("filled_required", f"{at}.id", "config id defaults to the task id")
-        config_id = task_id
-    return {"name": config_name(task_id, config_id, at), "pushNotificationConfig": inner}
-
-
-register({
-    "push_config": {
-        (Dialect.V03RPC, Dialect.V10): inline_to_v10,
-        (Dialect.V10, Dialect.V03RPC): inline_from_v10,
-        (Dialect.V03REST, Dialect.V10): inline_to_v10,
-        (Dialect.V10, Dialect.V03REST): inline_from_v10,
-    },
-    "task_push_config": {
-        (Dialect.V03RPC, Dialect.V10): task_rpc_to_v10,
-        (Dialect.V10, Dialect.V03RPC): task_rpc_from_v10,
-        (Dialect.V03REST, Dialect.V10): task_rest_to_v10,
-        (Dialect.V10, Dialect.V03REST): task_rest_from_v10,
-    },
-})
+TRANSLATORS: Table = {
+    Family.PUSH_CONFIG: {**{(spec.dialect, V10): inline_to_v10 for spec in V03_SPECS},
+                         **{(V10, spec.dialect): inline_from_v10 for spec in V03_SPECS}},
+    Family.TASK_PUSH_CONFIG: {**{(d, V10): fn for d, fn in TASK_TO_V10.items()},
+                              **{(V10, d): fn for d, fn in TASK_FROM_V10.items()}},
+}

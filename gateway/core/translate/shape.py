@@ -3,7 +3,6 @@ members a dialect does not know (with a note). They raise TranslationError with 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from gateway.core.errors import TranslationError
@@ -63,12 +62,6 @@ def drop_unknown(src: JsonObj, known: frozenset[str], cx: Cx, at: str) -> None:
     for key in src:
         if key not in known:
             cx.note("dropped_unknown_member", f"{at}.{key}")
-
-
-def copy_present(src: JsonObj, dst: JsonObj, keys: Iterable[str]) -> None:
-    for key in keys:
-        if key in src:
-            dst[key] = src[key]
 
 
 def _json_type(value: Any) -> str:

@@ -1,28 +1,29 @@
-"""Task, TaskStatus (states through the enum tables, timestamps to RFC 3339 UTC) and Artifact in
-every dialect. History and status messages go through `messages`, artifact parts through `parts`."""
+"""Task, TaskStatus (states through the spec's tables, timestamps to RFC 3339 UTC) and Artifact, each
+written once against a v0.3 `DialectSpec`; messages go through `messages`, parts through `parts`."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from gateway.core.dialects import STATE_ALIASES_V10, V03_SPECS, V10_STATE_BY_NUMBER, V10_STATE_NUMBER, DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate import enums, messages, parts
-from gateway.core.translate.registry import register
+from gateway.core.translate import messages, parts
+from gateway.core.translate.registry import Family, Table, Translator
 from gateway.core.translate.shape import arr, drop_unknown, obj, strings
-from gateway.core.types import Dialect, JsonObj
-
-Fn = Callable[[Any, Cx, str], JsonObj]
+from gateway.core.types import V10, Dialect, JsonObj
 
 CANONICAL_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")  # kept as is
 _TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
+_UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
 
 
 def timestamp_to_v10(value: Any, cx: Cx, at: str) -> str:
-    """RFC 3339 in UTC with `Z`: naive values are taken as UTC, offsets converted (wire-mapping §4.0)."""
+    """v1.0 timestamps are RFC 3339 in UTC with `Z`: naive v0.3 values are taken as UTC, offsets
+    converted, other spellings of `Z` normalised (each noted)."""
     if type(value) is not str:
         raise TranslationError(at, "expected a timestamp string")
     if CANONICAL_TIMESTAMP.fullmatch(value):
@@ -50,36 +51,36 @@ def timestamp_to_v10(value: Any, cx: Cx, at: str) -> str:
 _STATUS_KNOWN = frozenset(("state", "message", "timestamp"))
 
 
-def _state_to_v10(state: Any, table: dict[str, str], cx: Cx, at: str) -> str:
-    if type(state) is int and state in enums.V10_STATE_BY_NUMBER:  # ProtoJSON enum number
+def _state_to_v10(state: Any, table: Mapping[str, str], cx: Cx, at: str) -> str:
+    if type(state) is int and state in V10_STATE_BY_NUMBER:  # ProtoJSON enum number
         cx.note("state_coerced", at, str(state))
-        return enums.V10_STATE_BY_NUMBER[state]
+        return V10_STATE_BY_NUMBER[state]
     found = table.get(state) if type(state) is str else None
     if found is not None:
         return found
     if type(state) is not str:
         raise TranslationError(at, "expected a task state string")
-    if state in enums.V10_STATE_NUMBER:  # a v1.0 spelling from a lenient v0.3 peer
+    if state in V10_STATE_NUMBER:  # a v1.0 spelling from a lenient v0.3 peer
         cx.note("state_coerced", at, state)
         return state
     cx.note("unknown_state", at, state)
-    return "TASK_STATE_UNSPECIFIED"
+    return _UNSPECIFIED
 
 
-def _state_from_v10(state: Any, table: dict[str, str], cx: Cx, at: str) -> str:
+def _state_from_v10(state: Any, table: Mapping[str, str], cx: Cx, at: str) -> str:
     if type(state) is int:
-        state = enums.V10_STATE_BY_NUMBER.get(state, state)
+        state = V10_STATE_BY_NUMBER.get(state, state)
     found = table.get(state) if type(state) is str else None
     if found is not None:
         return found
-    alias = enums.STATE_ALIASES_V10.get(state) if type(state) is str else None
+    alias = STATE_ALIASES_V10.get(state) if type(state) is str else None
     cx.note("unknown_state" if alias is None else "state_coerced", at, str(state))
-    return table[alias or "TASK_STATE_UNSPECIFIED"]
+    return table[alias or _UNSPECIFIED]
 
 
-def _status(states: dict[str, str], msg_fn: Fn, to_v10: bool) -> Fn:
-    """The TaskStatus translator of one direction and dialect, its tables bound once."""
-    state_fn = _state_to_v10 if to_v10 else _state_from_v10
+def status_to_v10(spec: DialectSpec) -> Translator:
+    """A v0.3 TaskStatus of `spec` as v1.0; the state table and the message translator bound once."""
+    states, msg_fn = spec.states_to_v10, messages.TO_V10[spec.dialect]
 
     def convert(status: Any, cx: Cx, at: str) -> JsonObj:
         if type(status) is not dict:
@@ -88,32 +89,40 @@ def _status(states: dict[str, str], msg_fn: Fn, to_v10: bool) -> Fn:
             drop_unknown(status, _STATUS_KNOWN, cx, at)
         state = status.get("state")
         mapped = states.get(state) if type(state) is str else None
-        out: JsonObj = {"state": mapped if mapped is not None else state_fn(state, states, cx, f"{at}.state")}
+        out: JsonObj = {"state": mapped if mapped is not None else _state_to_v10(state, states, cx, f"{at}.state")}
         message = status.get("message")
         if message is not None:
             out["message"] = msg_fn(message, cx, at + ".message")
         ts = status.get("timestamp")
         if ts is not None:
-            if to_v10:
-                out["timestamp"] = timestamp_to_v10(ts, cx, at + ".timestamp")
-            elif type(ts) is str:
-                out["timestamp"] = ts
-            else:
-                raise TranslationError(f"{at}.timestamp", "expected a timestamp string")
+            out["timestamp"] = timestamp_to_v10(ts, cx, at + ".timestamp")
         return out
+
     return convert
 
 
-def _ts_passthrough(value: Any, at: str) -> str:
-    if type(value) is not str:
-        raise TranslationError(at, "expected a timestamp string")
-    return value
+def status_from_v10(spec: DialectSpec) -> Translator:
+    states, msg_fn = spec.states_from_v10, messages.FROM_V10[spec.dialect]
 
+    def convert(status: Any, cx: Cx, at: str) -> JsonObj:
+        if type(status) is not dict:
+            status = obj(status, at)
+        if not _STATUS_KNOWN.issuperset(status):
+            drop_unknown(status, _STATUS_KNOWN, cx, at)
+        state = status.get("state")
+        mapped = states.get(state) if type(state) is str else None
+        out: JsonObj = {"state": mapped if mapped is not None else _state_from_v10(state, states, cx, f"{at}.state")}
+        message = status.get("message")
+        if message is not None:
+            out["message"] = msg_fn(message, cx, at + ".message")
+        ts = status.get("timestamp")
+        if ts is not None:
+            if type(ts) is not str:
+                raise TranslationError(f"{at}.timestamp", "expected a timestamp string")
+            out["timestamp"] = ts
+        return out
 
-status_rpc_to_v10 = _status(enums.STATE_TO_V10, messages.rpc_to_v10, True)
-status_rpc_from_v10 = _status(enums.STATE_FROM_V10, messages.rpc_from_v10, False)
-status_rest_to_v10 = _status(enums.REST_STATE_TO_V10, messages.rest_to_v10, True)
-status_rest_from_v10 = _status(enums.REST_STATE_FROM_V10, messages.rest_from_v10, False)
+    return convert
 
 
 # ---- Artifact -------------------------------------------------------------------------------------
@@ -121,14 +130,7 @@ status_rest_from_v10 = _status(enums.REST_STATE_FROM_V10, messages.rest_from_v10
 _ARTIFACT_KNOWN = frozenset(("artifactId", "name", "description", "parts", "metadata", "extensions"))
 
 
-PartsFn = Callable[[Any, Cx, str], list[JsonObj]]   # (parts, cx, the owner's path) -> parts
-
-
-def _rest_parts(part_fn: Fn) -> PartsFn:
-    return lambda items, cx, at: messages.parts_of(items, part_fn, cx, f"{at}.parts")
-
-
-def _artifact(art: Any, cx: Cx, at: str, parts_fn: PartsFn) -> JsonObj:
+def _artifact(art: Any, cx: Cx, at: str, parts_fn: parts.PartsFn) -> JsonObj:
     art = obj(art, at)
     drop_unknown(art, _ARTIFACT_KNOWN, cx, at)
     aid = art.get("artifactId")
@@ -148,63 +150,44 @@ def _artifact(art: Any, cx: Cx, at: str, parts_fn: PartsFn) -> JsonObj:
     return out
 
 
-def _fill_parts(out: JsonObj, cx: Cx, at: str) -> JsonObj:
+def artifact_to_v10(spec: DialectSpec) -> Translator:
     """v1.0 requires at least one part; a v0.3 artifact-update that only closes a chunk has none.
-    An empty text part keeps the update (and its lastChunk) for strict v1.0 peers."""
-    if not out["parts"]:
-        cx.note("empty_parts_filled", f"{at}.parts", "v1.0 needs at least one part")
-        out["parts"] = [{"text": ""}]
-    return out
+    An empty text part keeps the update (and its lastChunk) for strict v1.0 peers (noted)."""
+    parts_fn = parts.parts_to_v10(spec.dialect)   # both v0.3 dialects hold artifact parts in `parts`
+
+    def convert(art: Any, cx: Cx, at: str) -> JsonObj:
+        out = _artifact(art, cx, at, parts_fn)
+        if not out["parts"]:
+            cx.note("empty_parts_filled", f"{at}.parts", "v1.0 needs at least one part")
+            out["parts"] = [{"text": ""}]
+        return out
+
+    return convert
 
 
-_REST_PARTS_TO_V10, _REST_PARTS_FROM_V10 = _rest_parts(parts.rest_to_v10), _rest_parts(parts.rest_from_v10)
+def artifact_from_v10(spec: DialectSpec) -> Translator:
+    parts_fn = parts.parts_from_v10(spec.dialect)
 
+    def convert(art: Any, cx: Cx, at: str) -> JsonObj:
+        return _artifact(art, cx, at, parts_fn)
 
-def artifact_rpc_to_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _fill_parts(_artifact(art, cx, at, messages.rpc_parts_to_v10), cx, at)
-
-
-def artifact_rpc_from_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _artifact(art, cx, at, messages.rpc_parts_from_v10)
-
-
-def artifact_rest_to_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _fill_parts(_artifact(art, cx, at, _REST_PARTS_TO_V10), cx, at)
-
-
-def artifact_rest_from_v10(art: Any, cx: Cx, at: str) -> JsonObj:
-    return _artifact(art, cx, at, _REST_PARTS_FROM_V10)
+    return convert
 
 
 # ---- Task -----------------------------------------------------------------------------------------
 
-_TASK_COMMON = ("id", "contextId", "status", "history", "artifacts", "metadata")
-_RPC_TASK_KNOWN = frozenset((*_TASK_COMMON, "kind"))
-_TASK_KNOWN = frozenset(_TASK_COMMON)
+_TASK_KNOWN = frozenset(("id", "contextId", "status", "history", "artifacts", "metadata"))
 
 
-def _task(task: Any, cx: Cx, at: str, *, known: frozenset[str], status_fn: Fn, msg_fn: Fn,
-          art_fn: Fn, to_rpc: bool) -> JsonObj:
-    task = obj(task, at)
-    drop_unknown(task, known, cx, at)
+def _task_id(task: JsonObj, at: str) -> str:
     tid = task.get("id")
     if type(tid) is not str:
         raise TranslationError(f"{at}.id", "required string member is missing or not a string")
-    out: JsonObj = {"kind": "task", "id": tid} if to_rpc else {"id": tid}
-    ctx = task.get("contextId")
-    if ctx is None:
-        if to_rpc:
-            cx.note("filled_required", f"{at}.contextId")
-            out["contextId"] = ""
-    elif type(ctx) is not str:
-        raise TranslationError(f"{at}.contextId", "expected a string")
-    else:
-        out["contextId"] = ctx
-    if task.get("status") is None:
-        cx.note("filled_required", f"{at}.status")
-        out["status"] = {"state": "unknown" if to_rpc else "TASK_STATE_UNSPECIFIED"}
-    else:
-        out["status"] = status_fn(task["status"], cx, f"{at}.status")
+    return tid
+
+
+def _task_tail(task: JsonObj, out: JsonObj, cx: Cx, at: str, art_fn: Translator, msg_fn: Translator) -> JsonObj:
+    """artifacts, history and metadata, in that order."""
     if "artifacts" in task:
         aat = f"{at}.artifacts"
         out["artifacts"] = [art_fn(a, cx, f"{aat}[{i}]") for i, a in enumerate(arr(task["artifacts"], aat))]
@@ -216,45 +199,79 @@ def _task(task: Any, cx: Cx, at: str, *, known: frozenset[str], status_fn: Fn, m
     return out
 
 
-def task_rpc_to_v10(task: Any, cx: Cx, at: str) -> JsonObj:
-    if type(task) is dict and task.get("kind", "task") != "task":
-        raise TranslationError(f"{at}.kind", f"expected 'task', got {task.get('kind')!r}")
-    return _task(task, cx, at, known=_RPC_TASK_KNOWN, status_fn=status_rpc_to_v10,
-                 msg_fn=messages.rpc_to_v10, art_fn=artifact_rpc_to_v10, to_rpc=False)
+def _context_id(task: JsonObj, at: str) -> str | None:
+    ctx = task.get("contextId")
+    if ctx is not None and type(ctx) is not str:
+        raise TranslationError(f"{at}.contextId", "expected a string")
+    return ctx
 
 
-def task_rpc_from_v10(task: Any, cx: Cx, at: str) -> JsonObj:
-    return _task(task, cx, at, known=_TASK_KNOWN, status_fn=status_rpc_from_v10,
-                 msg_fn=messages.rpc_from_v10, art_fn=artifact_rpc_from_v10, to_rpc=True)
+def task_to_v10(spec: DialectSpec) -> Translator:
+    kind_tags = spec.kind_tags
+    known = _TASK_KNOWN | {"kind"} if kind_tags else _TASK_KNOWN
+    d = spec.dialect
+    status_fn, msg_fn, art_fn = STATUS_TO_V10[d], messages.TO_V10[d], ARTIFACT_TO_V10[d]
+
+    def convert(task: Any, cx: Cx, at: str) -> JsonObj:
+        if kind_tags and type(task) is dict and task.get("kind", "task") != "task":
+            raise TranslationError(f"{at}.kind", f"expected 'task', got {task.get('kind')!r}")
+        task = obj(task, at)
+        drop_unknown(task, known, cx, at)
+        out: JsonObj = {"id": _task_id(task, at)}
+        ctx = _context_id(task, at)
+        if ctx is not None:
+            out["contextId"] = ctx
+        if task.get("status") is None:
+            cx.note("filled_required", f"{at}.status")
+            out["status"] = {"state": _UNSPECIFIED}
+        else:
+            out["status"] = status_fn(task["status"], cx, f"{at}.status")
+        return _task_tail(task, out, cx, at, art_fn, msg_fn)
+
+    return convert
 
 
-def task_rest_to_v10(task: Any, cx: Cx, at: str) -> JsonObj:
-    return _task(task, cx, at, known=_TASK_KNOWN, status_fn=status_rest_to_v10,
-                 msg_fn=messages.rest_to_v10, art_fn=artifact_rest_to_v10, to_rpc=False)
+def task_from_v10(spec: DialectSpec) -> Translator:
+    tag, fill_context = spec.kind_tags, not spec.protojson   # the v0.3 JSON schema requires a contextId
+    unspecified = spec.states_from_v10[_UNSPECIFIED]
+    status_fn, msg_fn, art_fn = (STATUS_FROM_V10[spec.dialect], messages.FROM_V10[spec.dialect],
+                                 ARTIFACT_FROM_V10[spec.dialect])
+
+    def convert(task: Any, cx: Cx, at: str) -> JsonObj:
+        task = obj(task, at)
+        drop_unknown(task, _TASK_KNOWN, cx, at)
+        tid = _task_id(task, at)
+        out: JsonObj = {"kind": "task", "id": tid} if tag else {"id": tid}
+        ctx = _context_id(task, at)
+        if ctx is not None:
+            out["contextId"] = ctx
+        elif fill_context:
+            cx.note("filled_required", f"{at}.contextId")
+            out["contextId"] = ""
+        if task.get("status") is None:
+            cx.note("filled_required", f"{at}.status")
+            out["status"] = {"state": unspecified}
+        else:
+            out["status"] = status_fn(task["status"], cx, f"{at}.status")
+        return _task_tail(task, out, cx, at, art_fn, msg_fn)
+
+    return convert
 
 
-def task_rest_from_v10(task: Any, cx: Cx, at: str) -> JsonObj:
-    return _task(task, cx, at, known=_TASK_KNOWN, status_fn=status_rest_from_v10,
-                 msg_fn=messages.rest_from_v10, art_fn=artifact_rest_from_v10, to_rpc=False)
+STATUS_TO_V10: dict[Dialect, Translator] = {spec.dialect: status_to_v10(spec) for spec in V03_SPECS}
+STATUS_FROM_V10: dict[Dialect, Translator] = {spec.dialect: status_from_v10(spec) for spec in V03_SPECS}
+ARTIFACT_TO_V10: dict[Dialect, Translator] = {spec.dialect: artifact_to_v10(spec) for spec in V03_SPECS}
+ARTIFACT_FROM_V10: dict[Dialect, Translator] = {spec.dialect: artifact_from_v10(spec) for spec in V03_SPECS}
+TASK_TO_V10: dict[Dialect, Translator] = {spec.dialect: task_to_v10(spec) for spec in V03_SPECS}
+TASK_FROM_V10: dict[Dialect, Translator] = {spec.dialect: task_from_v10(spec) for spec in V03_SPECS}
 
 
-register({
-    "task_status": {
-        (Dialect.V03RPC, Dialect.V10): status_rpc_to_v10,
-        (Dialect.V10, Dialect.V03RPC): status_rpc_from_v10,
-        (Dialect.V03REST, Dialect.V10): status_rest_to_v10,
-        (Dialect.V10, Dialect.V03REST): status_rest_from_v10,
-    },
-    "artifact": {
-        (Dialect.V03RPC, Dialect.V10): artifact_rpc_to_v10,
-        (Dialect.V10, Dialect.V03RPC): artifact_rpc_from_v10,
-        (Dialect.V03REST, Dialect.V10): artifact_rest_to_v10,
-        (Dialect.V10, Dialect.V03REST): artifact_rest_from_v10,
-    },
-    "task": {
-        (Dialect.V03RPC, Dialect.V10): task_rpc_to_v10,
-        (Dialect.V10, Dialect.V03RPC): task_rpc_from_v10,
-        (Dialect.V03REST, Dialect.V10): task_rest_to_v10,
-        (Dialect.V10, Dialect.V03REST): task_rest_from_v10,
-    },
-})
+def _pairs(to: dict[Dialect, Translator], back: dict[Dialect, Translator]) -> dict[tuple[Dialect, Dialect], Translator]:
+    return {**{(d, V10): fn for d, fn in to.items()}, **{(V10, d): fn for d, fn in back.items()}}
+
+
+TRANSLATORS: Table = {
+    Family.TASK_STATUS: _pairs(STATUS_TO_V10, STATUS_FROM_V10),
+    Family.ARTIFACT: _pairs(ARTIFACT_TO_V10, ARTIFACT_FROM_V10),
+    Family.TASK: _pairs(TASK_TO_V10, TASK_FROM_V10),
+}

@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from gateway.core import jsoncodec
 from gateway.core.bindings.grpc import codec
 from gateway.core.notes import Cx
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from gateway.core.types import Dialect, Version
 from tests import golden
 from tests.oracle import ORACLES

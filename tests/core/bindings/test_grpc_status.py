@@ -20,7 +20,7 @@ from gateway.core import jsoncodec
 from gateway.core.bindings.grpc import status
 from gateway.core.errors import LimitExceeded, UnknownOperation, UpstreamUnavailable
 from gateway.core.notes import Cx
-from gateway.core.translate.error_table import BY_CODE, ERRORS
+from gateway.core.translate.errors.table import BY_CODE, ERRORS
 from gateway.core.types import Dialect, Version
 from tests import golden
 

@@ -34,7 +34,7 @@ from gateway.core.errors import (
 from gateway.core.notes import Cx
 from gateway.core.operations import BY_NAME, OPERATIONS
 from gateway.core.quirks import Quirks
-from gateway.core.translate.registry import translate
+from gateway.core.translate import translate
 from gateway.core.types import Dialect, Version
 
 V03, V10 = Version.V03, Version.V10

@@ -17,7 +17,7 @@ from gateway.core.bindings.grpc.codec import json_value
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
 from gateway.core.tables import bijection
-from gateway.core.translate.error_table import (
+from gateway.core.translate.errors.table import (
     ABSENT,
     BY_CODE,
     BY_REASON,

@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gateway.core.dialects import V10_STATE_BY_NUMBER, V10_STATE_NUMBER
 from gateway.core.errors import TranslationError
 from gateway.core.operations import OPERATIONS, QueryType
-from gateway.core.translate.enums import V10_STATE_BY_NUMBER, V10_STATE_NUMBER
 from gateway.core.types import Version
 
 QueryParser = Callable[[str, str], Any]  # (raw value, JSON path) -> typed value

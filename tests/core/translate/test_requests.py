@@ -1,0 +1,48 @@
+"""Request params beyond the goldens: tenant injection, history limits the agent may not honour, deep input."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.core import jsoncodec
+from gateway.core.card import Interface
+from gateway.core.errors import TranslationError
+from gateway.core.exchange import Call, Done, Exchange
+from gateway.core.notes import Cx
+from gateway.core.operations import by_name
+from gateway.core.translate import translate
+from gateway.core.types import Binding, Dialect, Version
+
+R, S, V = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
+
+
+def test_case_31_upstream_tenant_is_injected_into_v10_requests() -> None:
+    cx = Cx(tenant="acme")
+    out = translate("params.get_task", {"id": "t1"}, src=R, dst=V, cx=cx)
+    assert out == {"id": "t1", "tenant": "acme"}
+
+
+@pytest.mark.parametrize(("limit", "expected"), [(0, None), (2, ["m2", "m3"])])
+def test_cases_21_22_v10_history_limits_hold_even_if_the_v03_agent_ignores_them(limit: int,
+                                                                                expected: list[str] | None) -> None:
+    call = Call(by_name("get_task"), Version.V10, Binding.JSONRPC, {"id": "t1", "historyLength": limit}, 7)
+    exchange = Exchange(call, Interface(Version.V03, Binding.JSONRPC, "http://agent/"))
+    sent = jsoncodec.loads(exchange.upstream_request().body)
+    assert sent["params"] == ({"id": "t1"} if limit == 0 else {"id": "t1", "historyLength": limit})
+    history = [{"kind": "message", "messageId": f"m{i}", "role": "user", "parts": [{"kind": "text", "text": "x"}]}
+               for i in (1, 2, 3)]
+    reply = {"jsonrpc": "2.0", "id": 7, "result": {"kind": "task", "id": "t1", "contextId": "c",
+                                                   "status": {"state": "completed"}, "history": history}}
+    step = exchange.client_reply(200, jsoncodec.dumpb(reply))
+    assert isinstance(step, Done)
+    task = jsoncodec.loads(step.reply.body)["result"]
+    got = [m["messageId"] for m in task["history"]] if "history" in task else None
+    assert got == expected
+
+
+def test_deeply_nested_params_are_our_error_not_a_crash() -> None:
+    deep: object = "x"
+    for _ in range(3000):
+        deep = [deep]
+    with pytest.raises(TranslationError):
+        translate("params.send_message", {"message": deep}, src=R, dst=V, cx=Cx())

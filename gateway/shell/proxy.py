@@ -83,7 +83,7 @@ async def translated(ctx: Context, call: Call, iface: Interface,
     try:
         out = exchange.upstream_request()
         for url in exchange.webhooks:
-            await ctx.sealer.check_url(url)
+            ctx.notes.extend(await ctx.sealer.check_url(url))  # a host that does not resolve yet: noted
         if call.op.streaming:
             return await _stream(ctx, exchange, out)
         return await _unary(ctx, exchange, out, fallback=bool(fallbacks))

@@ -20,9 +20,10 @@ from gateway.config import load
 from gateway.core import jsoncodec
 from gateway.core.push import Delivery, PushSealer, PushUrlRejected
 from gateway.core.types import Version
-from gateway.shell.keys import PUSH_SENDER, SEALER
+from gateway.shell.keys import METRICS, PUSH_SENDER, SEALER
 from gateway.shell.push.sender import PushCounter, PushSender
-from gateway.shell.push.ssrf import GuardedResolver, check_url, is_blocked_address, parse_ip_literal
+from gateway.shell.push.ssrf import UNRESOLVED, GuardedResolver, check_url, is_blocked_address, parse_ip_literal
+from tests.shell.test_metrics import parse, value
 
 KEY = bytes(range(32))
 KEY_B64 = base64.b64encode(KEY).decode()
@@ -374,11 +375,17 @@ async def test_names_are_judged_by_every_address_they_resolve_to() -> None:
     async def failing(host: str, port: int) -> list[str]:
         raise OSError("NXDOMAIN")
 
+    async def nothing(host: str, port: int) -> list[str]:
+        return []
+
     with pytest.raises(PushUrlRejected, match="resolves to a private address"):
         await check_url("https://hooks.example/h", [], resolve=rebinding)
-    await check_url("https://hooks.example/h", [], resolve=public)
-    with pytest.raises(PushUrlRejected, match="does not resolve"):
-        await check_url("https://hooks.example/h", [], resolve=failing)
+    assert await check_url("https://hooks.example/h", [], resolve=public) is None
+    # a name that does not resolve now is not certainly blocked: accepted, noted, judged at delivery
+    for resolve in (failing, nothing):
+        note = await check_url("https://hooks.example/h", [], resolve=resolve, at="$.params.x")
+        assert note is not None and (note.code, note.path) == (UNRESOLVED, "$.params.x")
+        assert "hooks.example does not resolve now" in note.detail
 
 
 async def test_allow_list_admits_loopback() -> None:
@@ -558,3 +565,19 @@ async def test_blocked_webhook_is_refused_at_registration(fake_agent_factory, ga
     assert reply["error"]["code"] == -32602
     assert reply["error"]["message"].startswith("push notification URL not allowed")
     assert fake.calls("CreateTaskPushNotificationConfig") == []
+
+
+async def test_a_webhook_whose_host_does_not_resolve_is_registered_with_a_note(fake_agent_factory,
+                                                                               gateway_factory) -> None:
+    # the conformance suites register public names such as https://example.com/webhook, and DNS may be
+    # down or absent: only a certainly blocked URL is refused; this one is judged again at delivery
+    fake = await fake_agent_factory("1.0")
+    gw = await gateway(gateway_factory, fake.url, push__allow_networks=[])
+    inner = {"id": "cfg-1", "url": "https://hooks.invalid/webhook", "token": "T"}   # .invalid never resolves
+    fake.reply_json("CreateTaskPushNotificationConfig", None)  # (its reply is beside the point)
+    reply = await rpc(gw, "tasks/pushNotificationConfig/set", {"taskId": "t1", "pushNotificationConfig": inner})
+    assert reply.get("error", {}).get("code") != -32602   # not refused: registered upstream
+    (created,) = fake.calls("CreateTaskPushNotificationConfig")
+    assert "/a2a-push/" in created.params["url"]
+    m = parse(gw.server.app[METRICS].render().decode())
+    assert value(m, "a2a_gateway_translation_notes_total", code=UNRESOLVED) == 1

@@ -18,7 +18,7 @@ from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, UpstreamUnavailable
 from gateway.core.exchange import Exchange, Reply
-from gateway.core.notes import Cx
+from gateway.core.notes import Cx, Note
 from gateway.core.push import (
     NONCE_BYTES,
     BadSeal,
@@ -56,9 +56,11 @@ class RelaySealer(PushSealer):
                          nonce=lambda: os.urandom(NONCE_BYTES))
         self.allow = tuple(allow)
 
-    async def check_url(self, url: str) -> None:
-        """Refuse a client webhook URL the SSRF policy blocks (PushUrlRejected, -32602)."""
-        await check_url(url, self.allow)
+    async def check_url(self, url: str, at: str = "$.params") -> list[Note]:
+        """Refuse a client webhook URL the SSRF policy blocks (PushUrlRejected, -32602); the notes of one
+        it lets through unjudged (a host that does not resolve yet: delivery judges it)."""
+        note = await check_url(url, self.allow, at=at)
+        return [] if note is None else [note]
 
 
 def webhook_base(settings: Settings, *, route_host: str = "", route_prefix: str = "") -> str:

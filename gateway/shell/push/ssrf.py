@@ -1,5 +1,6 @@
 """The SSRF guard for client webhook URLs: hosts that are or resolve to non-public addresses (any IP
-spelling) are refused unless an allowed network admits them; a guarded resolver closes DNS rebinding."""
+spelling) are refused unless an allowed network admits them, a name that does not resolve yet is let
+through with a note (delivery judges it again); a guarded resolver closes DNS rebinding."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from urllib.parse import urlsplit
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import ThreadedResolver
 
+from gateway.core.notes import Note
 from gateway.core.push import PushUrlRejected
 
 __all__ = [
+    "UNRESOLVED",
     "BlockedAddress",
     "GuardedResolver",
     "Network",
@@ -29,6 +32,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Resolve = Callable[[str, int], Awaitable[list[str]]]
 
 DNS_TIMEOUT_S = 5.0
+UNRESOLVED = "push_url_unresolved"  # the note of a webhook whose host did not resolve at registration
 METADATA = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
                       ipaddress.ip_address("100.100.100.200")})  # AWS/GCP/Azure, AWS IPv6, Alibaba
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -134,10 +138,12 @@ async def _getaddrinfo(host: str, port: int) -> list[str]:
 
 
 async def check_url(url: str, allow: Sequence[Network], *, resolve: Resolve | None = None,
-                    resolve_names: bool = True) -> None:
-    """Refuse (PushUrlRejected, -32602) a webhook URL that is not http(s) or whose host is, or resolves
-    to (every address), an address the policy blocks and no `allow` network admits. With
-    `resolve_names` false only literals are judged (a GuardedResolver judges names at connect)."""
+                    resolve_names: bool = True, at: str = "$") -> Note | None:
+    """Refuse (PushUrlRejected, -32602) a webhook URL that is certainly blocked: not http(s), or a host
+    that is, or resolves to (any of its addresses), an address the policy blocks and no `allow` network
+    admits. A name that does not resolve now (no DNS, an outage, a name not yet published) is accepted
+    with a note at `at`: every delivery resolves it again through the GuardedResolver and refuses it
+    then if it is blocked. With `resolve_names` false only literals are judged."""
     try:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -150,21 +156,22 @@ async def check_url(url: str, allow: Sequence[Network], *, resolve: Resolve | No
     if literal is not None:
         addresses: list[IP] = [literal]
     elif not resolve_names:
-        return
+        return None
     else:
         try:
             async with asyncio.timeout(DNS_TIMEOUT_S):
                 found = await (resolve or _getaddrinfo)(host, port)
         except (OSError, TimeoutError):
-            raise PushUrlRejected(f"push notification URL not allowed: {host} does not resolve") from None
+            found = []
         addresses = [a for a in (parse_ip_literal(f) for f in found) if a is not None]
         if not addresses:
-            raise PushUrlRejected(f"push notification URL not allowed: {host} does not resolve")
+            return Note(UNRESOLVED, at, f"{host} does not resolve now; it is checked again before each delivery")
     for address in addresses:
         reason = refusal(address, allow)
         if reason is not None:
             what = "the host is" if literal is not None else f"{host} resolves to"
             raise PushUrlRejected(f"push notification URL not allowed: {what} a {reason} address")
+    return None
 
 
 class GuardedResolver(AbstractResolver):

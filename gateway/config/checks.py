@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from gateway.core.agui.a2ui import PROFILES
+
 
 class BadValue(ValueError):
     """A value a check or a coercion refuses, with the reason only; load() adds the key and the source."""
@@ -155,13 +157,12 @@ def check_headers(value: Mapping[str, str]) -> Mapping[str, str]:
     return value
 
 
-_A2UI_VERSIONS = ("v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0")
-
-
 def check_a2ui_versions(value: tuple[str, ...]) -> tuple[str, ...]:
-    for item in value:
-        if item not in _A2UI_VERSIONS:
-            raise BadValue(f"{item!r} is not an A2UI version; expected some of {', '.join(_A2UI_VERSIONS)}")
+    for i, item in enumerate(value):
+        if item not in PROFILES:
+            raise BadValue(f"{item!r} is not an A2UI version; expected some of {', '.join(PROFILES)}")
+        if item in value[:i]:
+            raise BadValue(f"{item!r} is listed twice (the list is an order of preference)")
     return value
 
 

@@ -43,6 +43,7 @@ from gateway.config.settings import (
     TracingSettings,
     UpstreamSettings,
 )
+from gateway.core.agui.a2ui import RENDERED
 from gateway.core.quirks import Quirks
 
 __all__ = [
@@ -393,8 +394,11 @@ _TABLE: tuple[Key, ...] = (
         "How a user action is encoded for the agent: \"auto\" in the A2UI version of its surface, a "
         "version to force one, \"bare\" for the action object alone.",
         choices=("auto", "v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0", "bare")),
-    Key("agui.a2ui_versions", "list", ("v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0"),
-        "A2UI versions the gateway may activate; the newest one the agent card also lists is used.",
+    Key("agui.a2ui_versions", "list", RENDERED,
+        "A2UI versions the gateway may activate with the agent, best first: the first one the agent card "
+        "lists is used. The default holds what the common front ends draw (CopilotKit, assistant-ui, the "
+        "A2UI React and Lit renderers: v0.9, and v0.8 for older ones); add \"v1.0\" or \"v0.10\" for a "
+        "front end that draws them, e.g. [\"v1.0\", \"v0.9.1\", \"v0.9\"] for assistant-ui.",
         check=check_a2ui_versions),
     Key("agui.a2ui_sniff", "bool", True,
         "Recognise A2UI messages in DataParts without an A2UI media type by their shape.",),

@@ -115,7 +115,9 @@ async def test_text_run_paints_two_surfaces_then_an_action_updates_and_deletes(
             first=False,
         ),
     )
-    client = await gateway_factory(fake.url)
+    # v1.0, which few renderers draw, is activated only when the configuration widens agui.a2ui_versions
+    widened = {"agui__a2ui_versions": ["v1.0", "v0.9"]} if version == "1.0" else {}
+    client = await gateway_factory(fake.url, **widened)
     status, ctype, raw = await _run(client, body(user("show tables")))
     assert status == 200 and ctype == "text/event-stream; charset=utf-8"
     events = parse_sse(raw)

@@ -30,7 +30,7 @@ class Profile:
     action_key: str     # the member holding a user action
 
 
-# newest last; the negotiation picks the newest the agent advertises
+# every version the gateway speaks, oldest first
 PROFILES: dict[str, Profile] = {p.version: p for p in (
     Profile("v0.8", None, MIME_LEGACY, "userAction"),
     Profile("v0.9", "v0.9", MIME_LEGACY, "action"),
@@ -38,7 +38,13 @@ PROFILES: dict[str, Profile] = {p.version: p for p in (
     Profile("v0.10", "v0.10", MIME, "action"),
     Profile("v1.0", "v1.0", MIME, "action"),
 )}
-_ORDER = {name: i for i, name in enumerate(PROFILES)}
+# What front ends draw decides the version, as AG-UI carries no renderer capabilities. The renderers
+# people run draw v0.9 messages (`"version": "v0.9"`, so v0.9 and v0.9.1): CopilotKit's A2UI renderer
+# from 1.55 on (it imports only @a2ui/web_core/v0_9; 1.50-1.54 drew v0.8 through @a2ui/lit), the
+# @a2ui/react and @a2ui/lit renderers (v0.8 and v0.9 only), and assistant-ui's AG-UI adapter (v0.9 and
+# v1.0). So the preference, best first, is the newest v0.9, then v0.8; v0.10 and v1.0, which few or no
+# renderers draw, only when a configuration asks for them (agui.a2ui_versions).
+RENDERED: tuple[str, ...] = ("v0.9.1", "v0.9", "v0.8")
 # a message's `version` member → the profile to answer it with (when nothing was negotiated)
 _BY_MESSAGE_VERSION = {"v0.9": "v0.9", "v0.10": "v0.10", "v1.0": "v1.0"}
 
@@ -56,21 +62,17 @@ DELETE_OP = "deleteSurface"
 _ALL_OPS = SURFACE_OPS | SURFACELESS_OPS
 
 
-def negotiate(card: JsonObj | None, allowed: tuple[str, ...] = tuple(PROFILES)) -> Profile | None:
-    """The newest A2UI version both the agent card (`capabilities.extensions[].uri`) and we support."""
+def negotiate(card: JsonObj | None, preference: tuple[str, ...] = RENDERED) -> Profile | None:
+    """The first version of `preference` (best first) that the agent card lists among its extensions
+    (`capabilities.extensions[].uri`); None when it lists none of them."""
     caps = card.get("capabilities") if type(card) is dict else None
     exts = caps.get("extensions") if type(caps) is dict else None
-    best: Profile | None = None
+    listed: set[str] = set()
     for ext in exts if type(exts) is list else ():
         uri = ext.get("uri") if type(ext) is dict else None
-        if type(uri) is not str or not uri.startswith(EXTENSION_PREFIX):
-            continue
-        profile = PROFILES.get(uri[len(EXTENSION_PREFIX):].strip("/"))
-        if profile is None or profile.version not in allowed:
-            continue
-        if best is None or _ORDER[profile.version] > _ORDER[best.version]:
-            best = profile
-    return best
+        if type(uri) is str and uri.startswith(EXTENSION_PREFIX):
+            listed.add(uri[len(EXTENSION_PREFIX):].strip("/"))
+    return next((PROFILES[v] for v in preference if v in listed and v in PROFILES), None)
 
 
 def extension_uri(profile: Profile) -> str:

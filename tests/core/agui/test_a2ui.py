@@ -18,9 +18,18 @@ def _card(*versions: str, extra: Any = None) -> dict[str, Any]:
     return {"capabilities": {"extensions": [*exts, *(extra or [])]}}
 
 
-def test_negotiation_picks_the_newest_common_version() -> None:
-    assert a2ui.negotiate(_card("v0.8", "v1.0", "v0.9")) == a2ui.PROFILES["v1.0"]
+def test_negotiation_picks_the_best_version_front_ends_draw_among_those_the_agent_lists() -> None:
+    # the renderers people run draw v0.9 messages (CopilotKit 1.55+, @a2ui/react and /lit, assistant-ui)
+    assert a2ui.RENDERED == ("v0.9.1", "v0.9", "v0.8")
+    assert a2ui.negotiate(_card("v0.8", "v1.0", "v0.9")) == a2ui.PROFILES["v0.9"]
+    assert a2ui.negotiate(_card("v0.9", "v0.9.1", "v0.10", "v1.0")) == a2ui.PROFILES["v0.9.1"]
+    assert a2ui.negotiate(_card("v0.8", "v1.0")) == a2ui.PROFILES["v0.8"]
+    assert a2ui.negotiate(_card("v0.10", "v1.0")) is None          # nothing a common renderer draws
+    # the configuration widens it, in its own order of preference
+    assert a2ui.negotiate(_card("v0.10", "v1.0"), ("v1.0", "v0.9")) == a2ui.PROFILES["v1.0"]
+    assert a2ui.negotiate(_card("v0.9", "v1.0"), ("v0.9", "v1.0")) == a2ui.PROFILES["v0.9"]
     assert a2ui.negotiate(_card("v0.8", "v1.0"), ("v0.8", "v0.9")) == a2ui.PROFILES["v0.8"]
+    assert a2ui.negotiate(_card("v0.9/"), ()) is None
     assert a2ui.negotiate(_card("v9.9", extra=[{"uri": "https://other/ext"}, "junk", {"uri": 3}])) is None
     assert a2ui.negotiate(None) is None and a2ui.negotiate({"capabilities": []}) is None
     assert a2ui.extension_uri(a2ui.PROFILES["v0.9.1"]) == "https://a2ui.org/a2a-extension/a2ui/v0.9.1"

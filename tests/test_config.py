@@ -62,8 +62,8 @@ def test_defaults() -> None:
         connect=5.0, first_byte=60.0, idle_stream=300.0, total_unary=120.0
     )
     assert s.limits == config.LimitsSettings(
-        max_body_bytes=10 * 1024 * 1024, max_sse_event_bytes=4 * 1024 * 1024, max_connections=100,
-        max_client_connections=4096,
+        max_body_bytes=10 * 1024 * 1024, max_sse_event_bytes=4 * 1024 * 1024, max_connections=1024,
+        max_stream_connections=4096, pool_wait_seconds=5.0, max_client_connections=4096,
     )
     assert s.quirks == Quirks()
     assert s.log == config.LogSettings(format="json", level="info")
@@ -157,6 +157,11 @@ level = "debug"
         ("[limits]\nmax_body_bytes = 1.5", "limits.max_body_bytes", "must be an integer"),
         ("[limits]\nmax_body_bytes = true", "limits.max_body_bytes", "must be an integer"),
         ("[limits]\nmax_connections = 0", "limits.max_connections", "at least 1"),
+        ("[limits]\nmax_stream_connections = 0", "limits.max_stream_connections", "at least 1"),
+        ("[limits]\npool_wait_seconds = -1", "limits.pool_wait_seconds", "at least 0"),
+        ("[server]\nheader_timeout_seconds = 0", "server.header_timeout_seconds", "greater than 0"),
+        ('[agui]\na2ui_versions = ["v0.9", "v0.9"]', "agui.a2ui_versions", "listed twice"),
+        ('[agui]\na2ui_versions = ["v2"]', "agui.a2ui_versions", "not an A2UI version"),
         ('[upstream.timeout]\nconnect = "5"', "upstream.timeout.connect", "must be a number"),
         ("[upstream.timeout]\nconnect = 0", "upstream.timeout.connect", "greater than 0"),
         ("[upstream.timeout]\nconnect = nan", "upstream.timeout.connect", "finite"),

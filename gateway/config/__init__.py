@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gateway.config.load import ConfigError, Problem, load
 from gateway.config.reference import reference_markdown, sample_toml
-from gateway.config.schema import ENV_CONFIG_PATH, ENV_NAMES, ENV_PREFIX, SCHEMA, SECTIONS, Key
+from gateway.config.schema import BY_NAME, ENV_CONFIG_PATH, ENV_NAMES, ENV_PREFIX, SCHEMA, SECTIONS, Key
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
@@ -25,6 +25,7 @@ from gateway.config.settings import (
 )
 
 __all__ = [
+    "BY_NAME",
     "ENV_CONFIG_PATH",
     "ENV_NAMES",
     "ENV_PREFIX",

@@ -284,6 +284,20 @@ _TABLE: tuple[Key, ...] = (
         "event (a `: draining` comment, then the end of the response); capped by "
         "shutdown_grace_seconds. 0 ends them at once.",
         check=NON_NEGATIVE),
+    Key("server.header_timeout_seconds", "float", 10.0,
+        "Time a client has to send a request's line and headers, counted from the connection's opening "
+        "for its first request and from the first byte of each later one; a connection that takes longer "
+        "is closed. It bounds slow-header (slowloris) clients.",
+        check=POSITIVE),
+    Key("server.body_timeout_seconds", "float", 60.0,
+        "Time a client has to send a whole request body once its headers are in; a slower client is "
+        "answered 408 and its connection closed.",
+        check=POSITIVE),
+    Key("server.idle_timeout_seconds", "float", 75.0,
+        "How long an idle keep-alive client connection is kept open between requests. Keep it above the "
+        "idle timeout of any load balancer in front (60 seconds on many), so that the balancer, not the "
+        "gateway, closes idle connections.",
+        check=POSITIVE),
     Key("server.workers", "int", 1,
         "Worker processes sharing the listen port (SO_REUSEPORT; needs a fixed port). Above 1 a parent "
         "process starts them, forwards SIGTERM and SIGHUP, and serves the admin listener with their "
@@ -337,13 +351,25 @@ _TABLE: tuple[Key, ...] = (
     Key("limits.max_sse_event_bytes", "int", 4 * _MIB,
         "Largest single SSE event accepted from the upstream, in bytes (default 4 MiB).",
         check=ONE_OR_MORE),
-    Key("limits.max_connections", "int", 100,
-        "Most simultaneous connections to the upstream agent (the client pool size). A call waits for "
-        "a free connection within upstream.timeout.connect.",
+    Key("limits.max_connections", "int", 1024,
+        "Most simultaneous non-streaming calls to the upstream agent, each on its own connection (the "
+        "pool of unary calls). Streams have their own pool (max_stream_connections), so long streams "
+        "never starve unary calls.",
         check=ONE_OR_MORE),
+    Key("limits.max_stream_connections", "int", 4096,
+        "Most simultaneous streams to the upstream agent; each open stream holds one connection for "
+        "its whole life. The default matches max_client_connections, as every stream also holds a "
+        "client connection.",
+        check=ONE_OR_MORE),
+    Key("limits.pool_wait_seconds", "float", 5.0,
+        "Longest wait for a free upstream connection when its pool is full. Past it the call is "
+        "answered 503 with Retry-After and the reason GATEWAY_OVERLOADED: the gateway's own saturation, "
+        "never reported as the agent's timeout. 0 answers at once.",
+        check=NON_NEGATIVE),
     Key("limits.max_client_connections", "int", 4096,
         "Most simultaneous client connections per worker process; a request on a connection beyond "
-        "it is answered 503 with Retry-After and its connection closed.",
+        "it is answered 503 with Retry-After and the reason GATEWAY_OVERLOADED, in the caller's own "
+        "error shape, and its connection closed.",
         check=ONE_OR_MORE),
     Key("push.enabled", "bool", True,
         "Relay push notifications between versions; false passes clients' webhook configs through "

@@ -37,6 +37,9 @@ class ServerSettings(_Listens):
     heartbeat_seconds: float
     shutdown_grace_seconds: float
     stream_drain_seconds: float
+    header_timeout_seconds: float
+    body_timeout_seconds: float
+    idle_timeout_seconds: float
     workers: int
     event_loop: Literal["auto", "asyncio", "uvloop"]
 
@@ -66,6 +69,8 @@ class LimitsSettings:
     max_body_bytes: int
     max_sse_event_bytes: int
     max_connections: int
+    max_stream_connections: int
+    pool_wait_seconds: float
     max_client_connections: int
 
 

@@ -108,6 +108,33 @@ class UpstreamTimeout(UpstreamUnavailable):
     default_message = "Upstream agent timed out"
 
 
+class GatewayOverloaded(GatewayError):
+    """The gateway itself is saturated (its client connections, or a pool of upstream connections): the
+    caller may retry after `retry_after` seconds. It never blames the agent. Its code is the gateway's
+    own, -32099: the far end of JSON-RPC's implementation-defined server-error range, away from A2A's
+    codes, which count up from -32001."""
+
+    jsonrpc_code = -32099
+    http_status = 503
+    reason = "GATEWAY_OVERLOADED"
+    default_message = "Gateway overloaded"
+
+    def __init__(self, message: str | None = None, *, limit: str = "", retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.limit = limit              # which bound was hit (the metric's label)
+        self.retry_after = retry_after  # seconds, for the Retry-After header
+
+
+class ClientTooSlow(GatewayError):
+    """The client did not send its request within the gateway's deadline (its body, here): 408, and
+    the connection is closed."""
+
+    jsonrpc_code = -32600
+    http_status = 408
+    reason = "INVALID_REQUEST"
+    default_message = "Request timeout"
+
+
 class UnknownFamily(GatewayError):
     """`translate()` was asked for a family it does not know, or for a pair of dialects the family has
     no translator between: a fault of the gateway's own code, never of a peer."""

@@ -38,8 +38,7 @@ def build_app(settings: Settings) -> web.Application:
     route (gateway.shell.routes) and a 404 for paths no route matches."""
     app = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
     metrics = app[METRICS] = Metrics()
-    upstream = Upstream(settings.upstream, max_body_bytes=settings.limits.max_body_bytes,
-                        max_connections=settings.limits.max_connections, metrics=metrics)
+    upstream = Upstream(settings.upstream, settings.limits, metrics=metrics)
     lifecycle = app[LIFECYCLE] = Lifecycle(settings, upstream, metrics)
     inject = None
     if settings.tracing.enabled:  # outermost: the span covers the whole request

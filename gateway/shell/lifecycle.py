@@ -1,5 +1,6 @@
 """Owns the life of one gateway process: in-flight requests, open streams and their handles, readiness
-and the settings in force (Lifecycle), the SIGHUP reload, and the runners, signals and drain (Process)."""
+and the settings in force (Lifecycle), the SIGHUP reload, and the listeners with their client deadlines,
+the runners, signals and drain (Process)."""
 
 # Drain, in order: readiness fails; the listening socket closes (no new connections) and idle keep-alive
 # connections are closed; requests in flight continue; after `server.stream_drain_seconds` every open
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import errno
 import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -19,21 +21,26 @@ from typing import Any, Protocol
 import aiohttp
 from aiohttp import web
 
-from gateway.config import ConfigError, Settings
+from gateway.config import BY_NAME, ConfigError, Settings
+from gateway.core.errors import GatewayOverloaded
 from gateway.observability import bound, configure, get_logger
 from gateway.shell.metrics import Metrics
-from gateway.shell.upstream import Upstream
+from gateway.shell.upstream import Pool, Upstream
 
 __all__ = [
     "CANCEL_WAIT_SECONDS",
+    "OVERLOADED",
     "RESTART_PREFIXES",
     "ROUTED_RESTART_PREFIXES",
+    "Deadlines",
     "Drained",
     "Lifecycle",
+    "ListenFailed",
     "Process",
     "Stoppable",
     "StreamHandle",
     "keep_static",
+    "listen_failed",
     "restart_keys",
 ]
 
@@ -43,6 +50,9 @@ log = get_logger("gateway.lifecycle")
 
 READY_POLL_SECONDS = 1.0
 CANCEL_WAIT_SECONDS = 2.0  # after the grace: how long cancelled handlers get to unwind
+# set by the middleware on a request beyond limits.max_client_connections: the pipeline answers it with
+# this error in the caller's shape instead of running its door
+OVERLOADED = web.RequestKey("overloaded", GatewayOverloaded)
 
 
 # --- one open stream, as the drain sees it -----------------------------------------------------------
@@ -107,8 +117,8 @@ class StreamHandle:
 
 
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
-RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "admin.", "tracing.", "push.",
-                    "agui.", "routes")
+RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.idle_timeout_seconds", "admin.",
+                    "tracing.", "push.", "agui.", "routes")
 # with [[routes]], every route's settings (and the [upstream]/[quirks] keys they inherit) are fixed too
 ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.")
 
@@ -186,11 +196,35 @@ class Lifecycle:
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         server = self.server
         if server is not None and _connections(server) > self.settings.limits.max_client_connections:
-            self.metrics.overloaded.inc()
-            response = web.json_response({"error": "too many connections"}, status=503,
-                                         headers={"Retry-After": "1"})
-            response.force_close()
-            return response
+            return await self._overloaded(request, handler)
+        transport = request.transport
+        deadlines = transport.get_protocol() if transport is not None else None
+        if isinstance(deadlines, Deadlines):  # the head is in: the header deadline is met
+            deadlines.head_received()
+            try:
+                return await self._handle(request, handler)
+            finally:
+                deadlines.request_done()
+        return await self._handle(request, handler)
+
+    async def _overloaded(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """A request beyond limits.max_client_connections: the pipeline answers it 503 with Retry-After in
+        the caller's shape (its door does not run); a path no door serves gets a plain JSON 503."""
+        limit = "limits.max_client_connections"
+        self.metrics.overload(limit)
+        err = GatewayOverloaded(f"gateway overloaded: more than {self.settings.limits.max_client_connections} "
+                                f"client connections are open ({limit})", limit=limit)
+        request[OVERLOADED] = err
+        response: web.StreamResponse | None = None
+        with contextlib.suppress(web.HTTPException):
+            response = await handler(request)
+        if response is None or OVERLOADED in request:  # not answered by the pipeline
+            response = web.json_response({"error": {"code": err.reason.lower(), "message": err.message}},
+                                         status=503, headers={"Retry-After": str(err.retry_after)})
+        response.force_close()
+        return response
+
+    async def _handle(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         task = asyncio.current_task()
         assert task is not None
         generation = self.generation
@@ -361,18 +395,16 @@ class Lifecycle:
                                                      quirks=route.settings.quirks, routes=())
                 route.generation += 1
             return
-        retired = self.upstream.reconfigure(new.upstream, max_body_bytes=new.limits.max_body_bytes,
-                                            max_connections=new.limits.max_connections)
-        if retired is not None:
-            self.retire(retired)
+        for pool in self.upstream.reconfigure(new.upstream, new.limits):
+            self.retire(pool)
 
-    def retire(self, session: aiohttp.ClientSession) -> None:
-        """A reload replaced the upstream session: close it when the requests that use it are done."""
-        self._spawn(self._close_after(session, self.generation - 1))
+    def retire(self, pool: Pool) -> None:
+        """A reload replaced an upstream pool: close it when the requests that use it are done."""
+        self._spawn(self._close_after(pool, self.generation - 1))
 
-    async def _close_after(self, session: aiohttp.ClientSession, generation: int) -> None:
+    async def _close_after(self, pool: Pool, generation: int) -> None:
         await self._wait_until(lambda: not any(g <= generation for g in self._by_generation), float("inf"))
-        await self.upstream.close_retired(session)
+        await self.upstream.close_retired(pool)
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(job)
@@ -391,10 +423,124 @@ class Lifecycle:
         return len(tasks)
 
 
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def _connections(server: web.Server) -> int:
     """Open client connections; `Server.connections` copies them into a list, so count its dict."""
     table = getattr(server, "_connections", None)
     return len(table) if table is not None else len(server.connections)
+
+
+# --- the listeners: client deadlines, and a failed listen said in one line ---------------------------
+
+
+class Deadlines(asyncio.Protocol):
+    """One client connection's deadline for a request's head, around aiohttp's RequestHandler (which has
+    a keep-alive timer but no header deadline, so a client sending its headers a byte at a time would hold
+    the connection for as long as it likes). From the connection's opening, and from the first byte of
+    each later request, the head must be in within server.header_timeout_seconds (the settings in force)
+    or the connection is closed. The middleware says when a head is in and when its request is done;
+    the body has its own deadline where it is read (pipeline.read_body), idle keep-alive is aiohttp's."""
+
+    __slots__ = ("_busy", "_inner", "_lifecycle", "_timer")
+
+    def __init__(self, inner: asyncio.Protocol, lifecycle: Lifecycle) -> None:
+        self._inner = inner
+        self._lifecycle = lifecycle
+        self._busy = False  # a request's head is in and its handler runs
+        self._timer: asyncio.TimerHandle | None = None
+
+    def _arm(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self._lifecycle.settings.server.header_timeout_seconds, self._expire)
+
+    def _expire(self) -> None:
+        self._timer = None
+        if self._busy:
+            return
+        self._lifecycle.metrics.client_timeout("headers")
+        log.info("client_too_slow", phase="headers",
+                 detail="the request head did not arrive within server.header_timeout_seconds")
+        force_close = getattr(self._inner, "force_close", None)
+        if force_close is not None:
+            force_close()
+
+    def head_received(self) -> None:
+        self._busy = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def request_done(self) -> None:
+        """The request's reply is handed over: idle until the next request's first byte."""
+        self._busy = False
+
+    # ---- asyncio.Protocol, passed on ---------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._inner.connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._timer is None and not self._busy:  # the first byte of a new request's head
+            self._arm()
+        self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+
+class DeadlineSite(web.BaseSite):
+    """The main listener: aiohttp's TCP listener with each connection's protocol wrapped in Deadlines.
+    A BaseSite subclass is how aiohttp itself adds listeners (TCPSite, UnixSite, SockSite); this one
+    differs from TCPSite only in the protocol factory, and leaves aiohttp's request handling untouched."""
+
+    __slots__ = ("_host", "_lifecycle", "_port", "_reuse_port")
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, lifecycle: Lifecycle, *,
+                 reuse_port: bool | None = None) -> None:
+        super().__init__(runner)
+        self._host, self._port, self._lifecycle, self._reuse_port = host, port, lifecycle, reuse_port
+
+    @property
+    def name(self) -> str:
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"http://{host}:{self._port}"
+
+    async def start(self) -> None:
+        await super().start()
+        server, lifecycle = self._runner.server, self._lifecycle
+        assert server is not None
+        self._server = await asyncio.get_running_loop().create_server(
+            lambda: Deadlines(server(), lifecycle), self._host, self._port, backlog=self._backlog,
+            reuse_port=self._reuse_port)
+
+
+class ListenFailed(OSError):
+    """A listener could not be opened; the message says which, why, and which key to change."""
+
+
+def listen_failed(exc: OSError, what: str, key: str, address: str) -> ListenFailed:
+    """`exc` (from opening the `what` listener on `address`, set by `key`) said in one line."""
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    busy = " (is another gateway running?)" if exc.errno == errno.EADDRINUSE else ""
+    off = ', or to "" to run without it' if key == "admin.listen" else ""
+    return ListenFailed(f"cannot open the {what} on {address}: {reason.lower()}{busy}; set {key} "
+                        f"({BY_NAME[key].env}) to a free HOST:PORT{off}")
 
 
 # --- one serving process: runners, signals, drain ----------------------------------------------------
@@ -411,11 +557,12 @@ class Process:
         self.admin = admin
         self.loader = loader
         self.reuse_port = reuse_port
+        idle = lifecycle.settings.server.idle_timeout_seconds
         self.runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True,
-                                    shutdown_timeout=CANCEL_WAIT_SECONDS)
+                                    shutdown_timeout=CANCEL_WAIT_SECONDS, keepalive_timeout=idle)
         self.admin_runner = (web.AppRunner(admin, handle_signals=False, access_log=None,
                                            shutdown_timeout=1.0) if admin is not None else None)
-        self.site: web.TCPSite | None = None
+        self.site: DeadlineSite | None = None
         self._stop = asyncio.Event()
         self._drained = False
         self._reloads: set[asyncio.Task[None]] = set()
@@ -430,13 +577,20 @@ class Process:
         return int(self.admin_runner.addresses[0][1]) if self.admin_runner is not None else None
 
     async def start(self, host: str, port: int, admin: tuple[str, int] | None = None) -> None:
+        """Open the listeners; ListenFailed (one line naming the key to change) when one cannot be."""
         await self.runner.setup()
         self.lifecycle.server = self.runner.server
-        self.site = web.TCPSite(self.runner, host, port, reuse_port=self.reuse_port or None)
-        await self.site.start()
+        self.site = DeadlineSite(self.runner, host, port, self.lifecycle, reuse_port=self.reuse_port or None)
+        try:
+            await self.site.start()
+        except OSError as exc:
+            raise listen_failed(exc, "main listener", "server.listen", _address(host, port)) from None
         if self.admin_runner is not None and admin is not None:
             await self.admin_runner.setup()
-            await web.TCPSite(self.admin_runner, admin[0], admin[1]).start()
+            try:
+                await web.TCPSite(self.admin_runner, admin[0], admin[1]).start()
+            except OSError as exc:
+                raise listen_failed(exc, "admin listener", "admin.listen", _address(*admin)) from None
 
     async def close(self) -> None:
         """Release the runners without a drain (start failed)."""

@@ -37,6 +37,8 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 OUTCOMES = frozenset({"ok", "stream", "error", "rejected", "cancelled"})
 UPSTREAM_ERROR_KINDS = ("connect", "timeout", "bad_reply", "http_5xx", "stream_broken")
+OVERLOAD_LIMITS = ("limits.max_client_connections", "limits.max_connections", "limits.max_stream_connections")
+CLIENT_TIMEOUT_PHASES = ("headers", "body")
 
 
 def outcome_label(outcome: object, status: int) -> str:
@@ -81,8 +83,14 @@ class Metrics:
         self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
                                       ("outcome",), registry=r)
         self.config_reloads = _config_reloads(r)
-        self.overloaded = Counter(PREFIX + "connection_limit_rejections", "Requests answered 503 because "
-                                  "limits.max_client_connections was reached.", registry=r)
+        self.overloaded = Counter(PREFIX + "connection_limit_rejections", "Requests answered 503 "
+                                  "GATEWAY_OVERLOADED because the gateway itself was saturated, by the limit "
+                                  "reached: limits.max_client_connections, limits.max_connections (unary "
+                                  "calls' pool) or limits.max_stream_connections (streams' pool).", ("limit",),
+                                  registry=r)
+        self.client_timeouts = Counter(PREFIX + "client_timeouts", "Client connections closed because the "
+                                       "client was too slow, by phase: headers (server.header_timeout_seconds), "
+                                       "body (server.body_timeout_seconds).", ("phase",), registry=r)
         self.ready = Gauge(PREFIX + "ready", "1 while the process is ready for traffic (with several "
                            "workers: one series per worker, label `pid`).", registry=r,
                            multiprocess_mode="liveall")
@@ -94,6 +102,10 @@ class Metrics:
         self.build_info.labels(__version__).set(1)
         for kind in UPSTREAM_ERROR_KINDS:  # present at 0 from the start, so rate() sees the first error
             self.upstream_errors.labels(kind)
+        for limit in OVERLOAD_LIMITS:
+            self.overloaded.labels(limit)
+        for phase in CLIENT_TIMEOUT_PHASES:
+            self.client_timeouts.labels(phase)
         # labels() validates and locks on every call; an exchange's series are looked up once
         self._series: dict[tuple[str, ...], tuple[Counter, Histogram]] = {}
 
@@ -119,6 +131,13 @@ class Metrics:
 
     def upstream_error(self, kind: str) -> None:
         self.upstream_errors.labels(kind).inc()
+
+    def overload(self, limit: str) -> None:
+        """A request refused because the gateway reached `limit` (a key of OVERLOAD_LIMITS)."""
+        self.overloaded.labels(limit).inc()
+
+    def client_timeout(self, phase: str) -> None:
+        self.client_timeouts.labels(phase).inc()
 
     def push_delivery(self, outcome: str, n: int = 1) -> None:
         self.push.labels(outcome).inc(n)

@@ -17,7 +17,7 @@ from multidict import CIMultiDict
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc
-from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded
+from gateway.core.errors import ClientTooSlow, GatewayError, GatewayOverloaded, InvalidAgentResponse, LimitExceeded
 from gateway.core.exchange import Reply, error_reply
 from gateway.core.notes import Note
 from gateway.core.quirks import Quirks
@@ -25,7 +25,7 @@ from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
 from gateway.observability import bind_exchange, bound, clear, get_logger, log_exchange
 from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
-from gateway.shell.lifecycle import Lifecycle
+from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
 from gateway.shell.upstream import Upstream
 
@@ -139,15 +139,30 @@ def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Respon
 
 
 async def read_body(request: web.Request, limit: int) -> bytes:
-    """The request body, refused past `limit` bytes (LimitExceeded) without reading the rest."""
+    """The request body, refused past `limit` bytes (LimitExceeded) without reading the rest, and
+    within server.body_timeout_seconds (ClientTooSlow: 408, the connection closed)."""
     if request.content_length is not None and request.content_length > limit:
         raise LimitExceeded(f"request body larger than {limit} bytes")
-    chunks, size = [], 0
-    async for chunk in request.content.iter_any():
-        size += len(chunk)
-        if size > limit:
+    content = request.content
+    if content.is_eof():  # the whole body is already in (the common case): no timer
+        data = content.read_nowait()
+        if len(data) > limit:
             raise LimitExceeded(f"request body larger than {limit} bytes")
-        chunks.append(chunk)
+        return data
+    lifecycle = request.app[LIFECYCLE]
+    deadline = lifecycle.settings.server.body_timeout_seconds
+    chunks, size = [], 0
+    try:
+        async with asyncio.timeout(deadline):
+            async for chunk in content.iter_any():
+                size += len(chunk)
+                if size > limit:
+                    raise LimitExceeded(f"request body larger than {limit} bytes")
+                chunks.append(chunk)
+    except TimeoutError:
+        lifecycle.metrics.client_timeout("body")
+        raise ClientTooSlow(f"the request body did not arrive within {deadline:g} seconds "
+                            "(server.body_timeout_seconds)") from None
     return b"".join(chunks)
 
 
@@ -160,12 +175,19 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
     bind_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
                   operation=operation)
     try:
+        overloaded = request.pop(OVERLOADED, None)
+        if overloaded is not None:   # beyond limits.max_client_connections: answered, the door not run
+            ctx.outcome = "rejected"
+            await _learn_caller(ctx)
+            raise overloaded
         result = await door(ctx)
         response = respond(result) if isinstance(result, Reply) else result
         if isinstance(result, Reply) and ctx.outcome is None:
             ctx.outcome = "error" if result.error else "ok"
     except GatewayError as err:
-        response = respond(ctx.fail(err))
+        response = _error_response(ctx, err)
+        if isinstance(err, ClientTooSlow):
+            await _write_and_close(ctx, response)
     except (asyncio.CancelledError, ConnectionResetError):
         raise   # the client left: the lifecycle counts it as cancelled
     except Exception as exc:   # the top-level guard: a bug must still answer in the caller's shape
@@ -173,6 +195,47 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
         response = respond(ctx.fail(GatewayError(f"internal error: {type(exc).__name__}")))
     finish(ctx, response)
     return response
+
+
+def _error_response(ctx: Context, err: GatewayError) -> web.Response:
+    """The caller's error reply for `err`. The gateway's own saturation and a client too slow to send
+    its request are transport conditions: they keep their HTTP status (503, 408) in every binding, a
+    JSON-RPC error body included, so that load balancers and clients' retry logic see them; an overload
+    says when to retry, and a slow client's connection is closed."""
+    reply = ctx.fail(err)
+    if isinstance(err, GatewayOverloaded | ClientTooSlow) and reply.status != err.http_status:
+        reply = Reply(err.http_status, reply.body, reply.content_type, reply.error)
+    response = respond(reply)
+    if isinstance(err, GatewayOverloaded):
+        response.headers["Retry-After"] = str(err.retry_after)
+    elif isinstance(err, ClientTooSlow):
+        response.force_close()
+    return response
+
+
+async def _write_and_close(ctx: Context, response: web.Response) -> None:
+    """Send a slow client its reply now and close the connection behind it (aiohttp would otherwise go on
+    reading the rest of its body for up to ten seconds before closing)."""
+    response.headers["X-Request-Id"] = ctx.request_id
+    try:
+        await response.prepare(ctx.request)
+        await response.write_eof()
+    except ConnectionResetError:
+        pass
+    ctx.request.protocol.force_close()
+
+
+async def _learn_caller(ctx: Context) -> None:
+    """Before an overload is answered to a JSON-RPC caller: its request id and version, from the body
+    (read only now, when the error must be written; anything unreadable leaves the defaults)."""
+    caller = ctx.caller
+    if not isinstance(caller, A2ACaller) or caller.binding is not Binding.JSONRPC:
+        return
+    try:
+        rpc = jsonrpc.parse_request(await read_body(ctx.request, ctx.settings.limits.max_body_bytes))
+    except (GatewayError, ValueError):
+        return
+    caller.rpc_id, caller.version = rpc.id, method_version(rpc.method)
 
 
 def finish(ctx: Context, response: web.StreamResponse) -> None:

@@ -85,8 +85,7 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
         sub[ROUTE_NAME] = route.name
         sub[ROUTE_PREFIX] = route.path_prefix
         sub[ROUTE_HOST] = route.host
-        upstream = sub[UPSTREAM] = Upstream(own.upstream, max_body_bytes=own.limits.max_body_bytes,
-                                            max_connections=own.limits.max_connections, metrics=app[METRICS])
+        upstream = sub[UPSTREAM] = Upstream(own.upstream, own.limits, metrics=app[METRICS])
         root.routes[route.name] = sub[LIFECYCLE] = Lifecycle(own, upstream, app[METRICS])
         serve(sub, own)
         app._add_subapp(partial(_RouteResource, route, sub), sub)  # add_domain's way, with our rule

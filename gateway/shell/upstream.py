@@ -1,6 +1,7 @@
-"""The conversation with the upstream agent: one ClientSession (no cookies, no decompression, no
-redirects, explicit timeouts), agent-card discovery with caching and refresh, and the bounded reads
-of its replies. It never translates."""
+"""The conversation with the upstream agent: two connection pools (unary calls and streams, each a
+ClientSession with no cookies, no decompression, no redirects, explicit timeouts, and its own bounded
+slots), agent-card discovery with caching and refresh, and the bounded reads of its replies. It never
+translates."""
 
 from __future__ import annotations
 
@@ -14,10 +15,16 @@ from typing import TYPE_CHECKING
 import aiohttp
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from gateway.config import UpstreamSettings
+from gateway.config import LimitsSettings, UpstreamSettings
 from gateway.core import jsoncodec
 from gateway.core.card import CARD_PATHS, Interface, UpstreamCard, read_upstream_card
-from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamTimeout, UpstreamUnavailable
+from gateway.core.errors import (
+    GatewayError,
+    GatewayOverloaded,
+    InvalidAgentResponse,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 from gateway.core.notes import Cx
 from gateway.core.operations import Operation
 from gateway.core.types import Binding, Version
@@ -39,16 +46,55 @@ class Reply:
     body: bytes
 
 
-class Upstream:
-    """One upstream agent: where it is, what it speaks, and the session to reach it."""
+class Pool:
+    """One pool of connections to the agent: a session, and `size` slots that bound the calls using it
+    (one connection each). A call waits at most `wait` seconds for a slot, then fails as the gateway's
+    own overload: a full pool is the gateway's queue, not the agent's slowness."""
 
-    def __init__(self, settings: UpstreamSettings, *, max_body_bytes: int, max_connections: int,
-                 metrics: Metrics | None = None) -> None:
+    __slots__ = ("key", "name", "session", "size", "slots", "wait")
+
+    def __init__(self, name: str, key: str, size: int, wait: float, timeout: aiohttp.ClientTimeout) -> None:
+        self.name, self.key, self.size, self.wait = name, key, size, wait
+        self.slots = asyncio.Semaphore(size)
+        # the slots bound the connections; the connector itself is unbounded so it never queues a call
+        # behind the connect timeout
+        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False,
+                                             connector=aiohttp.TCPConnector(limit=0), timeout=timeout)
+
+    async def acquire(self, metrics: Metrics | None) -> None:
+        """Take a slot; GatewayOverloaded when none is free within `wait` seconds."""
+        slots = self.slots
+        if not slots.locked():  # the common case: a free slot, no timer
+            await slots.acquire()
+            return
+        try:
+            async with asyncio.timeout(self.wait):
+                await slots.acquire()
+        except TimeoutError:
+            if metrics is not None:
+                metrics.overload(self.key)
+            raise GatewayOverloaded(f"gateway overloaded: all {self.size} upstream {self.name} connections are "
+                                    f"busy ({self.key}, limits.pool_wait_seconds)", limit=self.key) from None
+
+    def release_with(self, resp: aiohttp.ClientResponse) -> None:
+        """Give the slot back when `resp`'s connection is released or closed (at once if it already is)."""
+        conn = resp.connection
+        if conn is None:
+            self.slots.release()
+        else:
+            conn.add_callback(self.slots.release)
+
+
+class Upstream:
+    """One upstream agent: where it is, what it speaks, and the pools to reach it."""
+
+    def __init__(self, settings: UpstreamSettings, limits: LimitsSettings, *, metrics: Metrics | None = None) -> None:
         self.settings = settings
-        self.max_body_bytes = max_body_bytes
-        self._max_connections = max_connections
-        self._session: aiohttp.ClientSession | None = None
-        self._retired: list[aiohttp.ClientSession] = []  # replaced by reconfigure(), closed by their owner
+        self.limits = limits
+        self.max_body_bytes = limits.max_body_bytes
+        self._unary: Pool | None = None
+        self._streams: Pool | None = None
+        self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
         self._card_lock = asyncio.Lock()
@@ -64,48 +110,47 @@ class Upstream:
     # ---- lifecycle ----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._session = self._new_session()
+        self._unary, self._streams = self._new_pools()
 
-    def _new_session(self) -> aiohttp.ClientSession:
-        t = self.settings.timeout
-        return aiohttp.ClientSession(
-            cookie_jar=aiohttp.DummyCookieJar(),
-            auto_decompress=False,
-            connector=aiohttp.TCPConnector(limit=self._max_connections),
-            # no per-read timer (aiohttp re-arms it on every chunk): unary calls are bounded by one
-            # asyncio.timeout(total_unary), streams by first_byte until their head, then by the relay
-            timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
-                                          sock_read=None),
-        )
+    def _new_pools(self) -> tuple[Pool, Pool]:
+        t, limits = self.settings.timeout, self.limits
+        # no per-read timer (aiohttp re-arms it on every chunk): unary calls are bounded by one
+        # asyncio.timeout(total_unary), streams by first_byte until their head, then by the relay
+        timeout = aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect, sock_read=None)
+        return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, timeout),
+                Pool("stream", "limits.max_stream_connections", limits.max_stream_connections,
+                     limits.pool_wait_seconds, timeout))
 
     async def close(self) -> None:
-        for session in [*self._retired, self._session]:
-            if session is not None:
-                await session.close()
+        for pool in [*self._retired, self._unary, self._streams]:
+            if pool is not None:
+                await pool.session.close()
         self._retired.clear()
 
-    def reconfigure(self, settings: UpstreamSettings, *, max_body_bytes: int,
-                    max_connections: int) -> aiohttp.ClientSession | None:
+    def reconfigure(self, settings: UpstreamSettings, limits: LimitsSettings) -> list[Pool]:
         """New settings for new requests (SIGHUP). A changed agent (URL, version, binding, tenant) drops
-        the cached card; changed timeouts, pool size or URL get a new session, and the old one is
-        returned for the caller to close once the requests using it are done."""
-        old, old_pool = self.settings, self._max_connections
-        self.settings, self.max_body_bytes, self._max_connections = settings, max_body_bytes, max_connections
+        the cached card; changed timeouts, pool sizes, pool wait or URL get new pools, and the old ones
+        are returned for the caller to close once the requests using them are done."""
+        old, old_limits = self.settings, self.limits
+        self.settings, self.limits, self.max_body_bytes = settings, limits, limits.max_body_bytes
         if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
                                                                settings.binding, settings.tenant):
             self._card, self._card_at, self.last_card_error = None, 0.0, None
         self._wake.set()
-        if self._session is None or (old.url, old.timeout, old_pool) == (settings.url, settings.timeout,
-                                                                        max_connections):
-            return None
-        retired, self._session = self._session, self._new_session()
-        self._retired.append(retired)
+        pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
+        new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
+        if self._unary is None or self._streams is None or (old.url, old.timeout, pools) == (
+                settings.url, settings.timeout, new_pools):
+            return []
+        retired = [self._unary, self._streams]
+        self._unary, self._streams = self._new_pools()
+        self._retired.extend(retired)
         return retired
 
-    async def close_retired(self, session: aiohttp.ClientSession) -> None:
-        if session in self._retired:
-            self._retired.remove(session)
-            await session.close()
+    async def close_retired(self, pool: Pool) -> None:
+        if pool in self._retired:
+            self._retired.remove(pool)
+            await pool.session.close()
 
     def _error(self, kind: str) -> None:
         if self.metrics is not None:
@@ -113,8 +158,9 @@ class Upstream:
 
     @property
     def session(self) -> aiohttp.ClientSession:
-        assert self._session is not None, "Upstream.start() not awaited"
-        return self._session
+        """The unary calls' session."""
+        assert self._unary is not None, "Upstream.start() not awaited"
+        return self._unary.session
 
     # ---- the agent card -----------------------------------------------------------------------
 
@@ -220,12 +266,16 @@ class Upstream:
 
     async def request(self, method: str, url: str, *, headers: CIMultiDict[str] | dict[str, str],
                       body: bytes | None = None, query: Sequence[tuple[str, str]] = ()) -> Reply:
-        """One unary exchange with a bounded body; transport failures become UpstreamUnavailable."""
+        """One unary exchange with a bounded body; transport failures become UpstreamUnavailable, a full
+        pool GatewayOverloaded."""
+        pool = self._unary
+        assert pool is not None, "Upstream.start() not awaited"
         if self.inject is not None:
             self.inject(headers)
+        await pool.acquire(self.metrics)
         try:
             async with asyncio.timeout(self.settings.timeout.total_unary):
-                async with self.session.request(method, url, data=body, headers=headers,
+                async with pool.session.request(method, url, data=body, headers=headers,
                                                 params=list(query) or None, allow_redirects=False) as resp:
                     if resp.status >= 500:
                         self._error("http_5xx")
@@ -237,26 +287,35 @@ class Upstream:
         except aiohttp.ClientError as exc:
             self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
+        finally:
+            pool.slots.release()
 
     async def open(self, method: str, url: str, *, headers: CIMultiDict[str],
                    body: bytes | None, query: Sequence[tuple[str, str]] = ()) -> aiohttp.ClientResponse:
-        """Start a streaming exchange; the caller must release the response."""
+        """Start a streaming exchange on the streams' pool; the caller must release the response (its
+        connection's slot comes back with it)."""
+        pool = self._streams
+        assert pool is not None, "Upstream.start() not awaited"
         t = self.settings.timeout
         if self.inject is not None:
             self.inject(headers)
+        await pool.acquire(self.metrics)
         try:
             async with asyncio.timeout(t.first_byte):  # until the reply's head; the relay watches the rest
-                resp = await self.session.request(
-                    method, url, data=body, headers=headers, allow_redirects=False,
-                    params=list(query) or None,
-                    timeout=aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect,
-                                                  sock_read=None))
+                resp = await pool.session.request(method, url, data=body, headers=headers, allow_redirects=False,
+                                                  params=list(query) or None)
         except TimeoutError:
+            pool.slots.release()
             self._error("timeout")
             raise UpstreamTimeout("upstream agent timed out") from None
         except aiohttp.ClientError as exc:
+            pool.slots.release()
             self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
+        except BaseException:
+            pool.slots.release()
+            raise
+        pool.release_with(resp)
         if resp.status >= 500:
             self._error("http_5xx")
         return resp

@@ -142,7 +142,10 @@ class Supervisor:
             try:
                 await web.TCPSite(admin_runner, self.settings.admin.host, self.settings.admin.port).start()
             except OSError as exc:
-                log.error("listen_failed", admin=self.settings.admin.listen, error=str(exc))
+                from gateway.shell.lifecycle import listen_failed
+
+                error = listen_failed(exc, "admin listener", "admin.listen", self.settings.admin.listen)
+                log.error("listen_failed", admin=self.settings.admin.listen, error=str(error))
                 self.exit_code = 1
                 self._stop.set()
         loop.add_signal_handler(signal.SIGTERM, self._stop.set)

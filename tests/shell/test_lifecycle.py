@@ -1,8 +1,10 @@
 """Tests for gateway/shell/lifecycle.py: requests beyond `limits.max_client_connections` are refused
-(503, Retry-After, closed); the event loop choice; open streams and their handles (events counted, stopped
-at an event boundary); the SIGHUP reload (a new upstream session, invalid files kept out, the keys read at
-start-up kept); and the drain (100 open streams and unary calls, nothing lost), SIGHUP and SIGTERM on the
-real command line. Its requests, replies and helpers are shared with tests/test_workers.py."""
+(503, Retry-After, closed, in the caller's A2A shape); the client deadlines (slow headers, slow body, idle
+keep-alive) on raw connections; a listener that cannot open, said in one line; the event loop choice; open
+streams and their handles (events counted, stopped at an event boundary); the SIGHUP reload (a new upstream
+session, invalid files kept out, the keys read at start-up kept); and the drain (100 open streams and unary
+calls, nothing lost), SIGHUP and SIGTERM on the real command line. Its requests, replies and helpers are
+shared with tests/test_workers.py."""
 
 from __future__ import annotations
 
@@ -24,10 +26,10 @@ from gateway.config import Settings, load
 from gateway.core import jsoncodec
 from gateway.shell.app import build_app, loop_factory
 from gateway.shell.keys import LIFECYCLE, METRICS
-from gateway.shell.lifecycle import Drained, Lifecycle, Process, keep_static, restart_keys
+from gateway.shell.lifecycle import Drained, Lifecycle, ListenFailed, Process, keep_static, restart_keys
 from gateway.shell.metrics import PREFIX
 from gateway.shell.relay import PassThrough
-from tests.shell.test_metrics import parse, value
+from tests.shell.test_metrics import parse, total, value
 
 ROOT = Path(__file__).resolve().parents[2]
 STREAMS = 100
@@ -56,34 +58,75 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def test_requests_beyond_max_client_connections_get_503(fake_agent_factory) -> None:
+async def _raw(port: int, request: bytes) -> tuple[int, bytes, bytes, asyncio.StreamWriter]:
+    """One request on a new connection, left open: (status, head, body, the connection)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = int(re.search(rb"Content-Length: (\d+)", head, re.I).group(1))  # type: ignore[union-attr]
+    return int(head.split()[1]), head, await reader.readexactly(length), writer
+
+
+def _post(path: str, body: Any, **headers: str) -> bytes:
+    data = jsoncodec.dumpb(body)
+    lines = "".join(f"{k.replace('_', '-')}: {v}\r\n" for k, v in headers.items())
+    return (f"POST {path} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+            f"{lines}\r\n").encode() + data
+
+
+async def test_requests_beyond_max_client_connections_get_503_in_the_callers_shape(fake_agent_factory) -> None:
     fake = await fake_agent_factory("1.0")
     settings = load(None, {}, {"upstream.url": fake.url, "log.format": "console",
                                "limits.max_client_connections": 2})
     app = build_app(settings)
     process = Process(app, app[LIFECYCLE])
     await process.start("127.0.0.1", 0)
-    request = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: gw\r\n\r\n"
+    card = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: gw\r\n\r\n"
     conns = []
     try:
-        statuses = []
-        for _ in range(3):  # keep-alive connections, all left open
-            reader, writer = await asyncio.open_connection("127.0.0.1", process.port)
+        for _ in range(2):  # keep-alive connections, all left open
+            status, _, _, writer = await _raw(process.port, card)
             conns.append(writer)
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            statuses.append(int(head.split()[1]))
-            length = int(re.search(rb"Content-Length: (\d+)", head, re.I).group(1))  # type: ignore[union-attr]
-            await reader.readexactly(length)
-            if statuses[-1] == 503:
-                assert b"Retry-After: 1" in head and b"Connection: close" in head
-        assert statuses == [200, 200, 503]
+            assert status == 200
+        calls = len(fake.requests)
+        cases = [  # (request, what its body must say)
+            (_post("/", {**V10_SEND, "id": "x7"}, A2A_Version="1.0"),
+             {"jsonrpc": "2.0", "id": "x7", "error": {"code": -32099, "data": [
+                 {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "GATEWAY_OVERLOADED",
+                  "domain": "a2a-protocol.org"}]}}),
+            (_post("/", {**V03_SEND, "id": 5}), {"jsonrpc": "2.0", "id": 5, "error": {"code": -32099}}),
+            (_post("/message:send", V10_SEND["params"], A2A_Version="1.0"),
+             {"error": {"code": 503, "status": "UNAVAILABLE", "details": [
+                 {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "GATEWAY_OVERLOADED",
+                  "domain": "a2a-protocol.org"}]}}),
+            (_post("/v1/message:send", V03_SEND["params"]), {"code": -32099}),
+            (b"DELETE / HTTP/1.1\r\nHost: gw\r\n\r\n", {"error": {"code": "gateway_overloaded"}}),  # no door
+        ]
+        for request, want in cases:
+            status, head, body, writer = await _raw(process.port, request)
+            conns.append(writer)
+            assert status == 503 and b"Retry-After: 1" in head and b"Connection: close" in head, head
+            got = jsoncodec.loads(body)
+            assert _contains(got, want), got
+            message = got["error"]["message"] if "error" in got else got["message"]
+            assert "gateway overloaded" in message and "limits.max_client_connections" in message
+        assert len(fake.requests) == calls  # no door ran: the agent never heard of them
         m = parse(app[METRICS].render().decode())
-        assert value(m, "a2a_gateway_connection_limit_rejections_total") == 1
+        assert value(m, "a2a_gateway_connection_limit_rejections_total", limit="limits.max_client_connections") == 5
+        assert total(m, "a2a_gateway_requests_total", outcome="rejected") == 4  # the pipeline answered them
     finally:
         for writer in conns:
             writer.close()
         await process.drain()
+
+
+def _contains(got: Any, want: Any) -> bool:
+    """Whether `got` holds every member of `want` (objects by member, arrays item by item)."""
+    if isinstance(want, dict):
+        return isinstance(got, dict) and all(k in got and _contains(got[k], v) for k, v in want.items())
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(map(_contains, got, want))
+    return bool(got == want)
 
 
 def test_event_loop_choice() -> None:
@@ -448,3 +491,147 @@ async def test_sighup_reloads_a_valid_file_and_keeps_the_running_one_on_an_inval
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+# --- client deadlines (server.header_timeout_seconds, body_timeout_seconds, idle_timeout_seconds) --------
+
+
+async def _deadline_gateway(fake_agent_factory: Any, **keys: float) -> tuple[Any, Process, Any]:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": V10_TASK})
+    settings = load(None, {}, {"upstream.url": fake.url, "log.format": "console",
+                               **{f"server.{k}": v for k, v in keys.items()}})
+    app = build_app(settings)
+    process = Process(app, app[LIFECYCLE])
+    await process.start("127.0.0.1", 0)
+    return fake, process, app
+
+
+async def _closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
+    """What the gateway sends before it closes the connection, which it must do within `seconds`."""
+    async with asyncio.timeout(seconds):
+        return await reader.read()
+
+
+def test_the_default_deadlines_are_in_the_range_production_proxies_use() -> None:
+    server = load(None, {}, {"upstream.url": "http://127.0.0.1:9"}).server
+    assert server.header_timeout_seconds <= 15 and server.body_timeout_seconds <= 60
+    assert 60 < server.idle_timeout_seconds <= 120   # above the 60 s of common load balancers
+
+
+async def test_slow_headers_are_cut_at_the_header_deadline(fake_agent_factory) -> None:
+    _, process, app = await _deadline_gateway(fake_agent_factory, header_timeout_seconds=0.5)
+    request = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: gw\r\nX-Slow: " + b"a" * 100
+    try:
+        conns = [await asyncio.open_connection("127.0.0.1", process.port) for _ in range(4)]
+        silent = await asyncio.open_connection("127.0.0.1", process.port)   # sends nothing at all
+        started = time.monotonic()
+
+        async def trickle(writer: asyncio.StreamWriter) -> None:   # one byte every 50 ms, never done
+            for byte in request:
+                if writer.is_closing():
+                    return
+                writer.write(bytes([byte]))
+                await asyncio.sleep(0.05)
+
+        feeders = [asyncio.create_task(trickle(w)) for _, w in conns]
+        for reader, _ in [*conns, silent]:
+            assert await _closed_within(reader, 3.0) == b""   # closed, nothing answered
+        assert time.monotonic() - started < 2.0
+        for task in feeders:
+            task.cancel()
+        for _, writer in [*conns, silent]:
+            writer.close()
+        m = parse(app[METRICS].render().decode())
+        assert value(m, "a2a_gateway_client_timeouts_total", phase="headers") == 5
+    finally:
+        await process.drain()
+
+
+async def test_idle_keep_alive_is_not_a_slow_head_and_ends_at_the_idle_deadline(fake_agent_factory) -> None:
+    _, process, _ = await _deadline_gateway(fake_agent_factory, header_timeout_seconds=0.3,
+                                            idle_timeout_seconds=1.2)
+    card = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: gw\r\n\r\n"
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", process.port)
+        for _ in range(2):   # idle between requests for longer than the header deadline: kept
+            writer.write(card)
+            head = await reader.readuntil(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200")
+            length = int(re.search(rb"Content-Length: (\d+)", head, re.I).group(1))  # type: ignore[union-attr]
+            await reader.readexactly(length)
+            await asyncio.sleep(0.6)
+        started = time.monotonic()
+        assert await _closed_within(reader, 3.0) == b""   # then closed at the idle deadline
+        assert time.monotonic() - started > 0.3
+        writer.close()
+    finally:
+        await process.drain()
+
+
+async def test_a_slow_body_is_answered_408_in_the_callers_shape_and_closed(fake_agent_factory) -> None:
+    fake, process, app = await _deadline_gateway(fake_agent_factory, body_timeout_seconds=0.5)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", process.port)
+        writer.write(b"POST / HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
+                     b"Content-Length: 200\r\n\r\n" + jsoncodec.dumpb(V10_SEND)[:20])
+        raw = await _closed_within(reader, 3.0)
+        head, _, body = raw.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408") and b"Connection: close" in head, head
+        error = jsoncodec.loads(body)["error"]
+        assert error["code"] == -32600 and "server.body_timeout_seconds" in error["message"]
+        assert fake.calls("SendMessage") == []
+        m = parse(app[METRICS].render().decode())
+        assert value(m, "a2a_gateway_client_timeouts_total", phase="body") == 1
+        writer.close()
+    finally:
+        await process.drain()
+
+
+async def test_a_request_whose_head_arrived_in_time_is_not_cut_later(fake_agent_factory) -> None:
+    fake, process, _ = await _deadline_gateway(fake_agent_factory, header_timeout_seconds=0.4)
+    fake.reply_sse("SendStreamingMessage", [{"task": V10_TASK}, {"task": V10_TASK}], delay=0.8)
+    try:
+        async with aiohttp.ClientSession() as session, session.post(
+                f"http://127.0.0.1:{process.port}/", json=V10_STREAM, headers={"A2A-Version": "1.0"}) as resp:
+            assert (await resp.read()).count(b"data: ") == 2
+    finally:
+        await process.drain()
+
+
+# --- a listener that cannot be opened: one line that names the key ------------------------------------
+
+
+async def test_a_taken_port_is_said_in_one_line_naming_the_key(fake_agent_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        taken = held.getsockname()[1]
+        for admin, key, env in ((None, "server.listen", "A2A_GATEWAY_SERVER_LISTEN"),
+                                (("127.0.0.1", taken), "admin.listen", "A2A_GATEWAY_ADMIN_LISTEN")):
+            settings = load(None, {}, {"upstream.url": fake.url, "log.format": "console"})
+            app = build_app(settings)
+            process = Process(app, app[LIFECYCLE], admin=build_app(settings) if admin else None)
+            with pytest.raises(ListenFailed) as info:
+                await process.start("127.0.0.1", _free_port() if admin else taken, admin)
+            await process.close()
+            message = str(info.value)
+            assert "\n" not in message and f"127.0.0.1:{taken}" in message and "address already in use" in message
+            assert f"set {key} ({env}) to a free HOST:PORT" in message
+
+
+async def test_a_second_gateway_on_the_admin_port_exits_saying_so(fake_agent_factory, tmp_path: Path) -> None:
+    fake = await fake_agent_factory("1.0")
+    with socket.socket() as held:   # the first gateway's admin listener, as far as the second can tell
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_GATEWAY_")}
+        env["A2A_GATEWAY_ADMIN_LISTEN"] = f"127.0.0.1:{held.getsockname()[1]}"
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "gateway", "--listen", f"127.0.0.1:{_free_port()}", "--upstream", fake.url,
+            cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 1   # it keeps exiting: a gateway without its admin listener would be worse
+    failed = [line for line in out.decode().splitlines() if "listen_failed" in line]
+    assert len(failed) == 1 and "admin.listen (A2A_GATEWAY_ADMIN_LISTEN)" in failed[0], out.decode()

@@ -25,7 +25,14 @@ from gateway.core.agui.request import Agent, Call, Options
 from gateway.core.agui.run import AguiRun
 from gateway.core.agui.session import Sessions
 from gateway.core.card import Interface
-from gateway.core.errors import GatewayError, LimitExceeded, UpstreamTimeout, UpstreamUnavailable
+from gateway.core.errors import (
+    ClientTooSlow,
+    GatewayError,
+    GatewayOverloaded,
+    LimitExceeded,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 from gateway.core.exchange import Exchange, Reply, Result
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
@@ -88,6 +95,8 @@ class AguiCaller:
             body = inputs.InputError(err.http_status, err.code, err.message, err.details).body()
         elif isinstance(err, LimitExceeded):
             return self.error_reply(_Refused(413, "agui.too_large", err.message), quirks)
+        elif isinstance(err, GatewayOverloaded | ClientTooSlow):   # the gateway's own condition, said so
+            return self.error_reply(_Refused(err.http_status, f"agui.{err.reason.lower()}", err.message), quirks)
         else:
             body = inputs.InputError(500, "agui.internal_error", err.message).body()
             return Reply(500, jsoncodec.dumpb(body), error=True)

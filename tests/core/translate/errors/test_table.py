@@ -61,6 +61,9 @@ def test_table_agrees_with_the_v03_types() -> None:
 
 def test_gateway_error_hints_agree_with_the_table() -> None:
     for cls in _gateway_error_classes():
+        if cls.__name__ in OWN_CODES:   # the gateway's own code, outside A2A's table
+            assert cls.jsonrpc_code not in te.BY_CODE and -32099 <= cls.jsonrpc_code <= -32000
+            continue
         row = te.BY_CODE[cls.jsonrpc_code]
         assert cls.reason == row.reason, cls.__name__
 
@@ -112,14 +115,34 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "InvalidEnvelope": (-32600, 400, 400),
     "EnvelopeTooDeep": (-32600, 413, 413),
     "UnknownFamily": (-32603, 500, 500),
+    "ClientTooSlow": (-32600, 408, 408),        # transport status: the hint wins
+}
+# classes with a code of the gateway's own (JSON-RPC's implementation-defined range) → (code, HTTP status)
+OWN_CODES: dict[str, tuple[int, int]] = {
+    "GatewayOverloaded": (-32099, 503),
 }
 
 
 def test_every_gateway_error_has_an_expectation() -> None:
-    assert {c.__name__ for c in _gateway_error_classes()} == set(EXPECTED)
+    assert {c.__name__ for c in _gateway_error_classes()} == set(EXPECTED) | set(OWN_CODES)
 
 
-@pytest.mark.parametrize("cls", _gateway_error_classes(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("name", sorted(OWN_CODES))
+def test_builders_for_the_gateways_own_codes(name: str) -> None:
+    err = getattr(gw, name)()
+    code, http = OWN_CODES[name]
+    info = te.error_info(err.reason)
+    assert te.jsonrpc_error(err, V10) == {"code": code, "message": err.message, "data": [info]}
+    assert te.jsonrpc_error(err, V03RPC) == te.jsonrpc_error(err, V03REST) == {"code": code, "message": err.message}
+    status, body = te.rest_error(err, V10)
+    assert status == http == body["error"]["code"] and body["error"]["details"] == [info]
+    assert body["error"]["status"] == "UNAVAILABLE"
+    for table in ("v10", "py03"):
+        assert te.rest_error(err, V03REST, table) == (http, {"code": code, "message": err.message})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cls", [c for c in _gateway_error_classes() if c.__name__ not in OWN_CODES],
+                         ids=lambda c: c.__name__)
 def test_builders_for_each_gateway_error(cls: type[gw.GatewayError]) -> None:
     err = _make(cls)
     code, http10, http_py03 = EXPECTED[cls.__name__]

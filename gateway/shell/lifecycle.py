@@ -525,8 +525,11 @@ class DeadlineSite(web.BaseSite):
         await super().start()
         server, lifecycle = self._runner.server, self._lifecycle
         assert server is not None
+        # the accept queue as long as the connections the gateway takes (the kernel caps it at somaxconn):
+        # aiohttp's 128 makes a burst of a thousand clients wait for their SYN to be sent again
+        backlog = max(self._backlog, lifecycle.settings.limits.max_client_connections)
         self._server = await asyncio.get_running_loop().create_server(
-            lambda: Deadlines(server(), lifecycle), self._host, self._port, backlog=self._backlog,
+            lambda: Deadlines(server(), lifecycle), self._host, self._port, backlog=backlog,
             reuse_port=self._reuse_port)
 
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,6 +144,8 @@ class Swarm:
             async with session.post(self.url, data=self.body(sid), headers=JSON if self.v03 else V10) as resp:
                 if resp.status != 200 or resp.content_type != "text/event-stream":
                     tally.errors.append(f"stream {sid}: HTTP {resp.status} {(await resp.read())[:200]!r}")
+                    tally.lost += n + 3   # the whole stream
+                    tally.streams += 1
                     return
                 self.open += 1
                 if self.open > self.most_open:
@@ -291,23 +293,24 @@ async def swarm(url: str, v03: bool, streams: int, events: int, pid: int, timeou
 
 
 async def measure(streams: int, events: int, interval: float, arms: list[str], timeout: float) -> dict[str, Figures]:
-    agent_port, gw_port = free_port(), free_port()
+    """Each gateway arm gets a gateway process of its own, so that no arm inherits another's heap."""
+    agent_port = free_port()
     upstream = f"http://127.0.0.1:{agent_port}/"
     out: dict[str, Figures] = {}
-    with ExitStack() as stack:
-        agent = stack.enter_context(process(["-m", "bench.load", "--serve-agent", str(agent_port), "--events",
-                                             str(events), "--interval", str(interval)]))
+    with process(["-m", "bench.load", "--serve-agent", str(agent_port), "--events", str(events), "--interval",
+                  str(interval)]) as agent:
         await ready(upstream + ".well-known/agent-card.json")
-        # the gateway as the README starts it: the defaults; only the admin port moved off 9090
-        gw = stack.enter_context(process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}", "--upstream", upstream],
-                                         {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}"}))
-        await ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
-        gateway = f"http://127.0.0.1:{gw_port}/"
-        table = {"direct": (upstream, False, agent.pid), "pass-through": (gateway, False, gw.pid),
-                 "translated": (gateway, True, gw.pid)}
         for arm in arms:
-            url, v03, pid = table[arm]
-            out[arm] = await swarm(url, v03, streams, events, pid, timeout)
+            if arm == "direct":
+                out[arm] = await swarm(upstream, False, streams, events, agent.pid, timeout)
+                continue
+            gw_port = free_port()
+            # the gateway as the README starts it: the defaults; only the admin port moved off 9090
+            with process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}", "--upstream", upstream],
+                         {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}"}) as gw:
+                gateway = f"http://127.0.0.1:{gw_port}/"
+                await ready(gateway + ".well-known/agent-card.json")
+                out[arm] = await swarm(gateway, arm == "translated", streams, events, gw.pid, timeout)
     return out
 
 
@@ -320,7 +323,8 @@ def main() -> int:
     parser.add_argument("--streams", "-c", type=int, default=100, help=f"concurrent streams (default 100, at most "
                         f"{MAX_STREAMS})")
     parser.add_argument("--events", "-n", type=int, default=100, help=f"artifact chunks per stream (default 100, at "
-                        f"most {MAX_EVENTS}); each stream also has a Task, `working` and `completed`")
+                        f"most {MAX_EVENTS}); each stream also has a Task, `working` and `completed` "
+                        "(a stream refused loses them all)")
     parser.add_argument("--slow", action="store_true", help="the agent sends one event a second (--interval 1)")
     parser.add_argument("--interval", type=float, default=0.0, help="seconds between the agent's events (0: at once)")
     parser.add_argument("--arms", default="direct,pass-through,translated",

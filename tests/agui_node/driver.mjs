@@ -33,6 +33,7 @@ function summarize(message) {
     return {
       id: message.id, role: "activity", activityType: message.activityType,
       ops: ops.map((op) => Object.keys(op).find((k) => k !== "version")),
+      versions: [...new Set(ops.map((op) => op.version ?? null))],
     };
   }
   return { id: message.id, role: message.role, content: message.content };

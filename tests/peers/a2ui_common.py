@@ -7,11 +7,19 @@ from typing import Any
 
 EXTENSION = "https://a2ui.org/a2a-extension/a2ui/"
 CATALOG = "https://a2ui.org/specification/v0_9/basic_catalog.json"
-# per agent generation: the A2UI version it speaks, its media type, the version member of its messages
+# per A2UI version: its extension, its media type, the version member of its messages
 PROFILES = {
-    "v10": {"uri": EXTENSION + "v1.0", "mime": "application/a2ui+json", "version": "v1.0"},
-    "v03": {"uri": EXTENSION + "v0.9", "mime": "application/json+a2ui", "version": "v0.9"},
+    "v1.0": {"uri": EXTENSION + "v1.0", "mime": "application/a2ui+json", "version": "v1.0"},
+    "v0.9": {"uri": EXTENSION + "v0.9", "mime": "application/json+a2ui", "version": "v0.9"},
 }
+# per agent generation: the A2UI versions its card lists (the 1.x agent, as a current agent would, both the
+# version front ends draw and the newest); it speaks the one the gateway requests
+LISTED = {"v10": ("v1.0", "v0.9"), "v03": ("v0.9",)}
+
+
+def requested(generation: str, extensions: Any) -> dict[str, str] | None:
+    """The profile of the first A2UI version the agent lists whose extension the request asks for."""
+    return next((PROFILES[v] for v in LISTED[generation] if PROFILES[v]["uri"] in extensions), None)
 SURFACES = ("tables", "promo")
 ACTION_FIELDS = ("name", "surfaceId", "sourceComponentId", "timestamp", "context")
 FAILURE_TEXT = "quota exceeded"
@@ -67,9 +75,8 @@ def answer(version: str, action: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def check_action(generation: str, data: Any, mime: str) -> tuple[dict[str, Any] | None, str]:
+def check_action(profile: dict[str, str], data: Any, mime: str) -> tuple[dict[str, Any] | None, str]:
     """The action a user message's A2UI DataPart carries, or None and why it is not schema-complete."""
-    profile = PROFILES[generation]
     if mime != profile["mime"]:
         return None, f"action media type {mime!r}, expected {profile['mime']!r}"
     if not isinstance(data, dict) or data.get("version") != profile["version"]:

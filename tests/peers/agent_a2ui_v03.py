@@ -13,11 +13,11 @@ from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentSkill, DataPart, Part, TextPart
 from a2a.utils import new_task
 
-PROFILE = scenario.PROFILES["v03"]
+PROFILES = [scenario.PROFILES[v] for v in scenario.LISTED["v03"]]
 
 
-def _ui(message: dict[str, object]) -> Part:
-    return Part(root=DataPart(data=message, metadata={"mimeType": PROFILE["mime"]}))
+def _ui(profile: dict[str, str], message: dict[str, object]) -> Part:
+    return Part(root=DataPart(data=message, metadata={"mimeType": profile["mime"]}))
 
 
 def _text(text: str) -> Part:
@@ -36,15 +36,17 @@ class A2uiExecutor(AgentExecutor):
         say = lambda *parts: updater.new_agent_message(list(parts))  # noqa: E731
         text = next((p.root.text for p in message.parts if isinstance(p.root, TextPart)), "").strip().lower()
         data = next((p.root for p in message.parts if isinstance(p.root, DataPart)), None)
-        if PROFILE["uri"] not in context.requested_extensions:
+        profile = scenario.requested("v03", context.requested_extensions)
+        if profile is None:
             await updater.failed(say(_text(f"A2UI extension not requested: {context.requested_extensions}")))
             return
-        context.add_activated_extension(PROFILE["uri"])
+        context.add_activated_extension(profile["uri"])
+        ui = lambda message: _ui(profile, message)  # noqa: E731
         if data is not None:
             if context.current_task is None:
                 await updater.failed(say(_text("an action must continue the task that showed the UI")))
                 return
-            action, why = scenario.check_action("v03", data.data, (data.metadata or {}).get("mimeType", ""))
+            action, why = scenario.check_action(profile, data.data, (data.metadata or {}).get("mimeType", ""))
             if action is None:
                 await updater.failed(say(_text(why)))
                 return
@@ -53,7 +55,7 @@ class A2uiExecutor(AgentExecutor):
             await updater.complete(
                 say(
                     _text(f"Booked a table for {seats}"),
-                    *map(_ui, scenario.answer(PROFILE["version"], action)),
+                    *map(ui, scenario.answer(profile["version"], action)),
                 )
             )
         elif text == "fail":
@@ -62,7 +64,7 @@ class A2uiExecutor(AgentExecutor):
             await updater.start_work(say(_text("Looking for tables")))
             # as a2a-sdk 0.3 agents (and the A2UI restaurant sample) do: input-required without final
             await updater.requires_input(
-                say(_text("Pick a table"), *map(_ui, scenario.paint(PROFILE["version"])))
+                say(_text("Pick a table"), *map(ui, scenario.paint(profile["version"])))
             )
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -83,14 +85,15 @@ def build_app(base: str, rest_only: bool) -> object:
             streaming=True,
             extensions=[
                 AgentExtension(
-                    uri=PROFILE["uri"],
+                    uri=profile["uri"],
                     required=False,
                     params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False},
                 )
+                for profile in PROFILES
             ],
         ),
-        default_input_modes=["text/plain", PROFILE["mime"]],
-        default_output_modes=["text/plain", PROFILE["mime"]],
+        default_input_modes=["text/plain", *(profile["mime"] for profile in PROFILES)],
+        default_output_modes=["text/plain", *(profile["mime"] for profile in PROFILES)],
         skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
     )
     handler = DefaultRequestHandler(agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore())

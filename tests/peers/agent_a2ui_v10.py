@@ -1,5 +1,6 @@
-"""Owns the real a2a-sdk 1.x A2UI test agent: advertises the A2UI v1.0 extension, paints two surfaces on
-`show`, answers a schema-complete `book` action on the same task, fails on `fail` (a2ui_common.py)."""
+"""Owns the real a2a-sdk 1.x A2UI test agent: advertises the A2UI v1.0 and v0.9 extensions and speaks the one
+requested, paints two surfaces on `show`, answers a schema-complete `book` action on the same task, fails on
+`fail` (a2ui_common.py)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,13 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
 from starlette.applications import Starlette
 
-PROFILE = scenario.PROFILES["v10"]
+PROFILES = [scenario.PROFILES[v] for v in scenario.LISTED["v10"]]
 
 
-def _ui(message: dict[str, object]) -> Part:
+def _ui(profile: dict[str, str], message: dict[str, object]) -> Part:
     value = Value()
     value.struct_value.update(message)
-    return Part(data=value, media_type=PROFILE["mime"], metadata={"mimeType": PROFILE["mime"]})
+    return Part(data=value, media_type=profile["mime"], metadata={"mimeType": profile["mime"]})
 
 
 class A2uiExecutor(AgentExecutor):
@@ -38,17 +39,19 @@ class A2uiExecutor(AgentExecutor):
         say = lambda *parts: updater.new_agent_message(list(parts))  # noqa: E731
         text = next((p.text for p in message.parts if p.HasField("text")), "").strip().lower()
         data = next((p for p in message.parts if p.HasField("data")), None)
-        if PROFILE["uri"] not in context.requested_extensions:
+        profile = scenario.requested("v10", context.requested_extensions)
+        if profile is None:
             await updater.failed(
                 say(Part(text=f"A2UI extension not requested: {context.requested_extensions}"))
             )
             return
+        ui = lambda message: _ui(profile, message)  # noqa: E731
         if data is not None:
             if context.current_task is None:
                 await updater.failed(say(Part(text="an action must continue the task that showed the UI")))
                 return
             mime = data.media_type or MessageToDict(data.metadata).get("mimeType", "")
-            action, why = scenario.check_action("v10", MessageToDict(data.data), mime)
+            action, why = scenario.check_action(profile, MessageToDict(data.data), mime)
             if action is None:
                 await updater.failed(say(Part(text=why)))
                 return
@@ -57,7 +60,7 @@ class A2uiExecutor(AgentExecutor):
             await updater.complete(
                 say(
                     Part(text=f"Booked a table for {seats}"),
-                    *map(_ui, scenario.answer(PROFILE["version"], action)),
+                    *map(ui, scenario.answer(profile["version"], action)),
                 )
             )
         elif text == "fail":
@@ -65,7 +68,7 @@ class A2uiExecutor(AgentExecutor):
         else:
             await updater.start_work(say(Part(text="Looking for tables")))
             await updater.requires_input(
-                say(Part(text="Pick a table"), *map(_ui, scenario.paint(PROFILE["version"])))
+                say(Part(text="Pick a table"), *map(ui, scenario.paint(profile["version"])))
             )
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -88,14 +91,15 @@ def build_app(base: str, rest_only: bool) -> Starlette:
             streaming=True,
             extensions=[
                 AgentExtension(
-                    uri=PROFILE["uri"],
+                    uri=profile["uri"],
                     required=False,
                     params={"supportedCatalogIds": [scenario.CATALOG], "acceptsInlineCatalogs": False},
                 )
+                for profile in PROFILES
             ],
         ),
-        default_input_modes=["text/plain", PROFILE["mime"]],
-        default_output_modes=["text/plain", PROFILE["mime"]],
+        default_input_modes=["text/plain", *(profile["mime"] for profile in PROFILES)],
+        default_output_modes=["text/plain", *(profile["mime"] for profile in PROFILES)],
         skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
     )
     handler = DefaultRequestHandler(

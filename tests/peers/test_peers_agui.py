@@ -46,17 +46,28 @@ def _start(generation: Generation, binding: str) -> Agent:
     return agent
 
 
-# the agent serves one binding: JSON-RPC, or HTTP+JSON only (the door plans a v1.0 call, the exchange carries it)
-@pytest.fixture(scope="module", params=[("v10", "jsonrpc"), ("v03", "jsonrpc"), ("v10", "rest"), ("v03", "rest")],
-                ids="-".join)
+# the agent serves one binding: JSON-RPC, or HTTP+JSON only (the door plans a v1.0 call, the exchange carries it).
+# The 1.x agent lists A2UI v1.0 and v0.9: on its defaults the gateway activates v0.9, what front ends draw; a
+# user whose front end draws v1.0 (assistant-ui) widens agui.a2ui_versions, as the last case does.
+WIDEN = "v1.0,v0.9"
+
+
+@pytest.fixture(scope="module", params=[("v10", "jsonrpc", ""), ("v03", "jsonrpc", ""), ("v10", "rest", ""),
+                                        ("v03", "rest", ""), ("v10", "jsonrpc", WIDEN)],
+                ids=lambda p: "-".join(filter(None, (p[0], p[1], p[2] and "a2ui-v1.0-first"))))
 def gateway(request: pytest.FixtureRequest) -> Iterator[tuple[str, Gateway, Agent]]:
-    generation, binding = request.param
-    with _start(generation, binding) as agent, run_gateway(agent.base_url) as gw:
-        yield generation, gw, agent
+    generation, binding, preference = request.param
+    env = {"A2A_GATEWAY_AGUI_A2UI_VERSIONS": preference} if preference else None
+    with _start(generation, binding) as agent, run_gateway(agent.base_url, env=env) as gw:
+        yield generation if not preference else "v10-widened", gw, agent
 
 
 def _activities(run: dict[str, Any]) -> dict[str, list[str]]:
     return {m["id"]: m["ops"] for m in run["messages"] if m["role"] == "activity"}
+
+
+def _a2ui_versions(run: dict[str, Any]) -> set[str]:
+    return {v for m in run["messages"] if m["role"] == "activity" for v in m["versions"]}
 
 
 def _texts(run: dict[str, Any]) -> list[str]:
@@ -88,6 +99,7 @@ def test_real_clients_paint_act_and_fail(gateway: tuple[str, Gateway, Agent], cl
         "a2ui-surface-promo": ["createSurface", "updateComponents"],
     }, context
     assert _texts(paint) == ["Looking for tables", "Pick a table"]
+    assert _a2ui_versions(paint) == {"v1.0" if generation == "v10-widened" else "v0.9"}, context
 
     assert act["error"] is None and act["events"][-1]["type"] == "RUN_FINISHED", (act["events"], context)
     snaps = [e["messageId"] for e in act["events"] if e["type"] == "ACTIVITY_SNAPSHOT"]

@@ -13,7 +13,6 @@ from gateway.core.quirks import Quirks
 from gateway.core.translate import Family, families, translate
 from tests import golden, oracle
 
-
 # The goldens are the protos' and schema's wire shapes: v0.3 REST file bytes in the proto's convention,
 # pinned (quirk rest_double_base64 "auto" tells conventions apart and notes its guesses: test_dialects).
 PROTO = Quirks(rest_double_base64=False)

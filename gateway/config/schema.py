@@ -461,9 +461,10 @@ _QUIRK_DOCS: dict[str, str] = {
         "v0.3 HTTP+JSON `fileWithBytes`: a2a-sdk 0.3 for Python and the v0.3 layer of a2a-sdk 1.x for "
         "Python put base64(base64(content)) on the wire; the v0.3 proto (and the JS SDK) say "
         "base64(content). \"auto\" tells them apart: a client is answered in the convention its request "
-        "used (or its User-Agent suggests), an agent is spoken to in the one its replies used; with no "
-        "evidence yet, the Python SDKs' double encoding; every guess is a translation note. false pins the "
-        "proto's convention; true, the Python SDKs'.",
+        "used, else the one its User-Agent suggests; an agent is spoken to in the one its replies showed, "
+        "else the one its server software suggests (the Python SDKs' ASGI servers); with no evidence, the "
+        "proto's. Every guess is a translation note. false pins the proto's convention; true, the Python "
+        "SDKs'.",
     "rpc_blocking_default":
         "How a v0.3 JSON-RPC request without `blocking` is treated: true, as blocking (v0.3 JSON-RPC "
         "servers blocked); false, as returning at once.",

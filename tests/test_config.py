@@ -400,7 +400,7 @@ def test_every_quirks_field_has_a_key_of_the_right_kind() -> None:
         key = quirk_keys[f.name]
         assert key.default == f.default
         assert key.doc, f"quirks.{f.name} has no description (gateway/config/schema.py, _QUIRK_DOCS)"
-    assert quirk_keys["rest_double_base64"].kind == "bool"
+    assert quirk_keys["rest_double_base64"].kind == "auto_bool"  # "auto", or true/false to pin it
     assert quirk_keys["final_on_interrupted"].choices == ("lookahead", "input_required")
     assert quirk_keys["rest_v03_status_table"].choices == ("v10", "py03")
     # each field says what it does itself, even in a pair of related fields

@@ -4,6 +4,7 @@ configuration schema generates, and the commands it shows exist."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from gateway.config import reference_markdown
 from gateway.config.reference import README_END as END
@@ -26,3 +27,13 @@ def test_quick_start_commands_exist() -> None:
         assert command in text
         assert f"\n{command.split()[1]}:" in makefile
     assert (README.parent / ".ci" / "run").read_text().count("make test") == 1
+
+
+def test_the_library_example_runs_and_prints_what_the_readme_shows(capsys: Any) -> None:
+    text = README.read_text()
+    section = text[text.index("## Using the translation core as a library"):]
+    code = section[section.index("```python\n") + 10:section.index("\n```\n")]
+    shown = section[section.index("```text\n") + 8:]
+    shown = shown[:shown.index("\n```")]
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip() == shown.strip()

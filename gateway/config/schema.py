@@ -64,7 +64,7 @@ __all__ = [
     "subsections",
 ]
 
-Kind = Literal["str", "int", "float", "bool", "list", "table", "enum"]
+Kind = Literal["str", "int", "float", "bool", "auto_bool", "list", "table", "enum"]
 
 ENV_PREFIX = "A2A_GATEWAY_"
 # Not a key: the config file path, read by the command line when --config is absent.
@@ -187,6 +187,10 @@ def _float_text(key: Key, text: str) -> float:
     return _finite(number)
 
 
+def _auto_bool_text(key: Key, text: str) -> bool | str:
+    return "auto" if text.strip().lower() == "auto" else _bool_text(key, text)
+
+
 def _bool_text(key: Key, text: str) -> bool:
     word = text.strip().lower()
     if word in ("true", "1"):
@@ -223,6 +227,8 @@ _KINDS: dict[Kind, _KindRules] = {
                       _int_text),
     "float": _KindRules("number", "a number", _is_number, lambda k, v: _finite(float(v)), _float_text),
     "bool": _KindRules("boolean", "true or false", lambda v: isinstance(v, bool), _same, _bool_text),
+    "auto_bool": _KindRules('`"auto"` \\| boolean', '"auto", true or false',
+                            lambda v: isinstance(v, bool) or v == "auto", _same, _auto_bool_text),
     "enum": _KindRules("", "a string", lambda v: isinstance(v, str), Key.choice, Key.choice),  # labelled by its choices
     "list": _KindRules("list of strings", "a list of strings",
                        lambda v: isinstance(v, list | tuple) and all(isinstance(x, str) for x in v),
@@ -484,7 +490,11 @@ _QUIRK_DOCS: dict[str, str] = {
     "rest_double_base64":
         "v0.3 HTTP+JSON `fileWithBytes`: a2a-sdk 0.3 for Python and the v0.3 layer of a2a-sdk 1.x for "
         "Python put base64(base64(content)) on the wire; the v0.3 proto (and the JS SDK) say "
-        "base64(content). false follows the proto; true, those Python SDKs.",
+        "base64(content). \"auto\" tells them apart: a client is answered in the convention its request "
+        "used, else the one its User-Agent suggests; an agent is spoken to in the one its replies showed, "
+        "else the one its server software suggests (the Python SDKs' ASGI servers); with no evidence, the "
+        "proto's. Every guess is a translation note. false pins the proto's convention; true, the Python "
+        "SDKs'.",
     "rpc_blocking_default":
         "How a v0.3 JSON-RPC request without `blocking` is treated: true, as blocking (v0.3 JSON-RPC "
         "servers blocked); false, as returning at once.",
@@ -526,6 +536,8 @@ def _quirk_keys() -> tuple[Key, ...]:
             raise TypeError(f"config cannot express Quirks.{f.name}: it has no plain default")
         if hint in kinds:
             keys.append(Key(f"quirks.{f.name}", kinds[hint], f.default, doc))
+        elif hint == bool | Literal["auto"]:
+            keys.append(Key(f"quirks.{f.name}", "auto_bool", f.default, doc))
         elif typing.get_origin(hint) is Literal and all(isinstance(a, str) for a in typing.get_args(hint)):
             keys.append(Key(f"quirks.{f.name}", "enum", f.default, doc, choices=tuple(typing.get_args(hint))))
         else:

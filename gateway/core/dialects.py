@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -76,21 +77,65 @@ REST_MEMBER_ALIASES: dict[str, str] = {"msg": "message", **STREAM_MEMBER_ALIASES
 
 Codec = Callable[[str, Cx, str], str]   # (wire value, cx, path of the value) -> value
 
+# With quirk rest_double_base64 "auto", the convention toward a v0.3 REST peer nothing has revealed yet
+# (its values, or the shell's guess from its User-Agent or Server header): the proto's, base64(content), as
+# the JS, Go and Java SDKs write it. a2a-sdk 0.3 for Python and the Python v0.3 layer of a2a-sdk 1.x put
+# base64(base64(content)) in `fileWithBytes`.
+DEFAULT_REST_BYTES: Final = "single"
+_B64_TEXT = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def _unb64(value: str) -> bytes | None:
+    """One base64 decode of a wire value (standard or URL-safe alphabet, padding optional); None if it is none."""
+    try:
+        return base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if "-" in value or "_" in value
+                                else None, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _base64_text(data: bytes) -> bool:
+    """Whether `data` is itself canonical base64 text: what one decode of a double encoding gives."""
+    return bool(data) and _B64_TEXT.fullmatch(data) is not None
+
 
 def _rest_bytes_to_v10(value: str, cx: Cx, at: str) -> str:
-    """Quirk rest_double_base64: PY03 REST puts base64(base64 content) on the wire; one decode gives
-    the v1.0 `raw` text. Without the quirk the value is the proto's single base64, as is."""
-    if not cx.quirks.rest_double_base64:
+    """A v0.3 REST `fileWithBytes` as v1.0 `raw` (single base64). Quirk rest_double_base64: True decodes
+    once (the Python SDKs' double encoding), False keeps the value; "auto" follows what the exchange knows of
+    its v0.3 REST peer (`cx.rest_bytes`) and otherwise tells the value apart: when one decode gives canonical
+    base64 text it is taken as double (a guess, noted; the peer's convention is learned), else it cannot be
+    double (certain: learned without a note)."""
+    mode = cx.quirks.rest_double_base64
+    if mode is False or (mode == "auto" and cx.rest_bytes == "single"):
         return value
-    try:
-        return base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if "-" in value or "_"
-                                in value else None, validate=True).decode("ascii")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise TranslationError(at, "fileWithBytes is not double base64 (quirk rest_double_base64)") from None
+    once = _unb64(value)
+    if mode is True:
+        if once is None or not once.isascii():
+            raise TranslationError(at, "fileWithBytes is not double base64 (quirk rest_double_base64)")
+        return once.decode("ascii")
+    double = once is not None and _base64_text(once)
+    cx.rest_bytes_seen = "double" if double else "single"
+    if cx.rest_bytes is None:
+        cx.rest_bytes = "double" if double else "single"
+        if double:
+            cx.note("rest_bytes_detected", at, "one decode gives base64 text: read as double base64")
+    elif not double:   # the peer said double before, this value cannot be: it is taken as it is
+        cx.note("rest_bytes_detected", at, "not double base64 although the peer used it before: read as is")
+    return once.decode("ascii") if double and once is not None else value
 
 
 def _rest_bytes_from_v10(value: str, cx: Cx, at: str) -> str:
-    if not cx.quirks.rest_double_base64:
+    """v1.0 `raw` as a v0.3 REST `fileWithBytes`, in the convention of the quirk, or ("auto") of the peer as
+    far as the exchange knows it; with no evidence, the caller's guess or DEFAULT_REST_BYTES (noted)."""
+    mode = cx.quirks.rest_double_base64
+    if mode == "auto":
+        if cx.rest_bytes is None:
+            guess = cx.rest_bytes_guess
+            cx.rest_bytes = guess or DEFAULT_REST_BYTES
+            cx.note("rest_bytes_guessed", at, f"{cx.rest_bytes} base64, as "
+                    + ("the peer's software suggests" if guess else "the proto says"))
+        mode = cx.rest_bytes == "double"
+    if not mode:
         return value
     return base64.b64encode(value.encode("ascii", "replace")).decode("ascii")
 

@@ -14,7 +14,7 @@ from gateway.core.bindings import jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.dialects import DIALECTS, SPECS
 from gateway.core.errors import GatewayError, TranslationError, as_agent_error
-from gateway.core.notes import Cx, Note
+from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.stream import HubFrames, HubItem, StreamRelay, sse_relay
@@ -84,6 +84,8 @@ class Exchange:
     base_url: str = ""                              # the gateway's public base, for the extended card
     bindings: tuple[Binding, ...] = (Binding.JSONRPC,)
     sealer: PushSealer | None = None                # the push relay, when enabled
+    rest_bytes: RestBytes | None = None             # the v0.3 REST agent's file-bytes convention, if learned
+    rest_bytes_guess: RestBytes | None = None       # a v0.3 REST client's, as its User-Agent suggests
     cx: Cx = field(init=False)
     webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
     _history: int | None = field(init=False, default=None)
@@ -91,7 +93,8 @@ class Exchange:
     _configs: list[Any] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        self.cx = Cx(quirks=self.quirks, tenant=self.upstream.tenant)
+        self.cx = Cx(quirks=self.quirks, tenant=self.upstream.tenant, rest_bytes=self.rest_bytes,
+                     rest_bytes_guess=self.rest_bytes_guess)
 
     @property
     def notes(self) -> list[Note]:

@@ -3,7 +3,9 @@ result families, and every per-operation behaviour the rest of the gateway reads
 
 Adding an operation is adding a row here (plus its translators and goldens): nothing else dispatches on an
 operation's name. The rows are transcribed from the v0.3 proto, the v0.3 JSON schema and the v1.0 proto
-(their `service A2AService` RPCs and `google.api.http` annotations)."""
+(their `service A2AService` RPCs and `google.api.http` annotations). v0.3's GetAgentCard RPC is the extended
+card: the a2a-sdk 0.3 client calls it only when the card says `supportsAuthenticatedExtendedCard`, and the
+v0.3 layer of a2a-sdk 1.x answers it with the extended card."""
 
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ class Operation:
     result_family: str
     streaming: bool
     rest: Mapping[Version, RestShape]     # a version missing here has no HTTP+JSON route for it
+    grpc: Mapping[Version, str]           # the RPC of each version's A2AService; a version missing has none
     v03_aliases: tuple[str, ...] = ()     # extra v0.3 spellings accepted on input, never emitted
     read_only: bool = False               # changes nothing upstream: safe to send again
     webhook: tuple[str, ...] | None = None
@@ -106,6 +109,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "params.send_message", "result.send_message", False,
         {V03: RestShape((("POST", "/v1/message:send"),), js_status=201),
          V10: RestShape((("POST", "/message:send"),))},
+        {V03: "SendMessage", V10: "SendMessage"},
         webhook=("configuration", "taskPushNotificationConfig"), webhook_task=("message", "taskId"),
         history=("configuration", "historyLength"),
     ),
@@ -114,6 +118,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "params.send_message", "stream_response", True,
         {V03: RestShape((("POST", "/v1/message:stream"),)),
          V10: RestShape((("POST", "/message:stream"),))},
+        {V03: "SendStreamingMessage", V10: "SendStreamingMessage"},
         webhook=("configuration", "taskPushNotificationConfig"), webhook_task=("message", "taskId"),
         history=("configuration", "historyLength"),
     ),
@@ -122,6 +127,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "params.get_task", "result.get_task", False,
         {V03: RestShape((("GET", "/v1/tasks/{id}"),), resource=_TASK, query={"historyLength": "int32"}),
          V10: RestShape((("GET", "/tasks/{id}"),), query={"historyLength": "int32"})},
+        {V03: "GetTask", V10: "GetTask"},
         read_only=True, history=("historyLength",), unary_member="task",
     ),
     Operation(
@@ -131,6 +137,7 @@ OPERATIONS: tuple[Operation, ...] = (
         {V10: RestShape((("GET", "/tasks"),), query={
             "contextId": "string", "status": "task_state", **_PAGE, "historyLength": "int32",
             "statusTimestampAfter": "timestamp", "includeArtifacts": "bool"})},
+        {V10: "ListTasks"},
         read_only=True, history=("historyLength",),
     ),
     Operation(
@@ -140,6 +147,7 @@ OPERATIONS: tuple[Operation, ...] = (
         {V03: RestShape((("POST", "/v1/tasks/{id}:cancel"),), resource=_TASK, body="none",
                         keep_in_body=frozenset({"name"})),
          V10: RestShape((("POST", "/tasks/{id}:cancel"),))},
+        {V03: "CancelTask", V10: "CancelTask"},
         unary_member="task",
     ),
     Operation(
@@ -150,6 +158,7 @@ OPERATIONS: tuple[Operation, ...] = (
                         resource=_TASK, body="none", keep_in_body=frozenset({"name"}),
                         verb_quirk="rest_subscribe_verb"),
          V10: RestShape((("GET", "/tasks/{id}:subscribe"), ("POST", "/tasks/{id}:subscribe")), body="none")},
+        {V03: "TaskSubscription", V10: "SubscribeToTask"},
         read_only=True, sse_errors=frozenset({Dialect.V03RPC}),
     ),
     Operation(
@@ -159,6 +168,7 @@ OPERATIONS: tuple[Operation, ...] = (
                         body="create_request", keep_in_body=frozenset({"parent"}), js_status=201),
          # a2a-python accepts the task id in the body too
          V10: RestShape((("POST", "/tasks/{taskId}/pushNotificationConfigs"),), keep_in_body=frozenset({"taskId"}))},
+        {V03: "CreateTaskPushNotificationConfig", V10: "CreateTaskPushNotificationConfig"},
         webhook=(), webhook_task=("taskId",), push_results=True,
     ),
     Operation(
@@ -166,6 +176,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "params.get_push_config", "result.get_push_config", False,
         {V03: RestShape((("GET", "/v1/tasks/{id}/pushNotificationConfigs/{configId}"),), resource=_CONFIG),
          V10: RestShape((("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}"),))},
+        {V03: "GetTaskPushNotificationConfig", V10: "GetTaskPushNotificationConfig"},
         read_only=True, push_results=True,
     ),
     Operation(
@@ -174,6 +185,7 @@ OPERATIONS: tuple[Operation, ...] = (
         {V03: RestShape((("GET", "/v1/tasks/{id}/pushNotificationConfigs"),), resource=("parent", "tasks/{id}"),
                         query=_PAGE),
          V10: RestShape((("GET", "/tasks/{taskId}/pushNotificationConfigs"),), query=_PAGE)},
+        {V03: "ListTaskPushNotificationConfig", V10: "ListTaskPushNotificationConfigs"},
         read_only=True, push_results=True, v03_rpc_paged=True, v03_rest_gap=True,
     ),
     Operation(
@@ -182,6 +194,7 @@ OPERATIONS: tuple[Operation, ...] = (
         {V03: RestShape((("DELETE", "/v1/tasks/{id}/pushNotificationConfigs/{configId}"),), resource=_CONFIG,
                         js_status=204, empty_result=True),
          V10: RestShape((("DELETE", "/tasks/{taskId}/pushNotificationConfigs/{id}"),), empty_result=True)},
+        {V03: "DeleteTaskPushNotificationConfig", V10: "DeleteTaskPushNotificationConfig"},
         v03_rest_gap=True,
     ),
     Operation(
@@ -189,6 +202,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "params.get_extended_card", "result.get_extended_card", False,
         {V03: RestShape((("GET", "/v1/card"),), rename_result=False),
          V10: RestShape((("GET", "/extendedAgentCard"),), rename_result=False)},
+        {V03: "GetAgentCard", V10: "GetExtendedAgentCard"},
         v03_aliases=("agent/authenticatedExtendedCard",),  # a typo of the v0.3 spec, accepted
         read_only=True, card_result=True,
     ),

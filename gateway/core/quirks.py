@@ -10,8 +10,9 @@ from typing import Literal
 @dataclass(frozen=True, slots=True)
 class Quirks:
     # v0.3 REST `fileWithBytes`: PY03 and the Python compat layer put base64(base64(content)) on the
-    # wire; the proto (and the JS SDK) say base64(content). Default: the proto.
-    rest_double_base64: bool = False
+    # wire; the proto (and JS03) say base64(content). "auto" tells them apart per value and per peer
+    # (core/dialects.py); True and False pin one convention.
+    rest_double_base64: bool | Literal["auto"] = "auto"
     # Absent `blocking` in a v0.3 request: JSON-RPC servers blocked, v0.3 REST servers did not.
     rpc_blocking_default: bool = True
     rest_blocking_default: bool = False

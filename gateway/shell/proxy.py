@@ -16,6 +16,7 @@ from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
 from gateway.core.errors import UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
+from gateway.core.notes import RestBytes
 from gateway.core.sse import encode_data
 from gateway.core.stream import ERROR_EVENT
 from gateway.core.types import Binding, Version
@@ -72,8 +73,25 @@ def upstream_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
 
 
 def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
+    rest_client = call.version is Version.V03 and call.binding is Binding.REST
+    rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
+    guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
+        ctx.upstream.rest_bytes_guess if rest_agent else None
     return Exchange(call, iface, quirks=ctx.settings.quirks, base_url=public_base(ctx.request, ctx.settings),
-                    bindings=ctx.served_bindings, sealer=ctx.sealer)
+                    bindings=ctx.served_bindings, sealer=ctx.sealer,
+                    rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
+                    rest_bytes_guess=guess)
+
+
+def rest_bytes_of_client(user_agent: str | None) -> RestBytes | None:
+    """The v0.3 REST file-bytes convention a client's User-Agent suggests: a2a-sdk 0.3 for Python (httpx)
+    writes double base64, the JS SDK (Node's fetch, browsers) single; None when it says nothing."""
+    agent = (user_agent or "").lower()
+    if "python" in agent:
+        return "double"
+    if any(name in agent for name in ("node", "undici", "mozilla", "deno", "bun")):
+        return "single"
+    return None
 
 
 async def translated(ctx: Context, call: Call, iface: Interface,
@@ -92,6 +110,9 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         return await translated(ctx, call, fallbacks[0], fallbacks[1:])
     finally:
         ctx.notes.extend(exchange.notes)
+        if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
+                and iface.binding is Binding.REST:
+            ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
 
 
 def _url(iface: Interface, path: str) -> str:

@@ -25,7 +25,7 @@ from gateway.core.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
-from gateway.core.notes import Cx
+from gateway.core.notes import Cx, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.types import Binding, Version
 from gateway.observability import get_logger, log_notes
@@ -104,6 +104,10 @@ class Upstream:
         self._found: dict[tuple[Version, Binding, str], list[Interface]] = {}
         self._found_for: tuple[UpstreamCard | None, UpstreamSettings | None] = (None, None)
         self.metrics = metrics
+        # the file-bytes convention each of the agent's v0.3 REST interfaces showed in its replies (by URL)
+        self.rest_bytes: dict[str, RestBytes] = {}
+        # …and the one its server software suggests before any reply showed it (the card's Server header)
+        self.rest_bytes_guess: RestBytes | None = None
         # tracing: writes the current trace context into outgoing headers (None: tracing off)
         self.inject: Callable[[MutableMapping[str, str]], None] | None = None
 
@@ -208,6 +212,7 @@ class Upstream:
                 raise UpstreamUnavailable(f"agent card answered HTTP {reply.status}")
             cx = Cx()
             card = read_upstream_card(jsoncodec.loads(reply.body), cx)
+            self.rest_bytes_guess = rest_bytes_of_server(reply.headers.get("Server"))
             log_notes(log, cx.notes, event="upstream_card_notes")
             log.info("upstream_card", interfaces=[f"{i.version.value} {i.binding.value} {i.url}"
                                                   for i in card.interfaces])
@@ -319,6 +324,13 @@ class Upstream:
         if resp.status >= 500:
             self._error("http_5xx")
         return resp
+
+
+def rest_bytes_of_server(server: str | None) -> RestBytes | None:
+    """The v0.3 REST file-bytes convention an agent's Server header suggests: a2a-sdk for Python serves its
+    ASGI apps from uvicorn or hypercorn (double base64); the JS SDK's Express sends no Server header."""
+    name = (server or "").lower()
+    return "double" if any(s in name for s in ("uvicorn", "hypercorn", "gunicorn", "daphne", "granian")) else None
 
 
 def _kind(exc: aiohttp.ClientError) -> str:

@@ -68,7 +68,8 @@ def test_rest_bytes_codec_and_its_quirk() -> None:
     assert codec_in is not None and codec_out is not None
     assert V03RPC_SPEC.bytes_to_v10 is None and V03RPC_SPEC.bytes_from_v10 is None
     raw = base64.b64encode(b"\x00\xffhi").decode()
-    assert codec_in(raw, Cx(), "$") == raw == codec_out(raw, Cx(), "$")   # the proto: single base64
+    proto = Quirks(rest_double_base64=False)
+    assert codec_in(raw, Cx(quirks=proto), "$") == raw == codec_out(raw, Cx(quirks=proto), "$")  # single base64
     quirky = Cx(quirks=Quirks(rest_double_base64=True))
     wire = base64.b64encode(raw.encode()).decode()
     assert codec_out(raw, quirky, "$") == wire and codec_in(wire, quirky, "$") == raw
@@ -77,3 +78,49 @@ def test_rest_bytes_codec_and_its_quirk() -> None:
     with pytest.raises(TranslationError) as caught:
         codec_in("not base64!", quirky, "$.f.fileWithBytes")
     assert caught.value.path == "$.f.fileWithBytes"
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_auto_rest_bytes_tells_the_conventions_apart_and_learns_the_peers() -> None:
+    codec_in, codec_out = V03REST_SPEC.bytes_to_v10, V03REST_SPEC.bytes_from_v10
+    assert codec_in is not None and codec_out is not None
+    content = b"\x00\xffbinary content"
+    single, double = _b64(content), _b64(_b64(content).encode())
+    # a single encoding cannot be double (one decode gives bytes that are no base64 text): certain, no note
+    cx = Cx()
+    assert codec_in(single, cx, "$") == single and (cx.rest_bytes, cx.rest_bytes_seen, cx.notes) == (
+        "single", "single", [])
+    assert codec_out(single, cx, "$") == single                 # answered as it spoke
+    # one decode of a double encoding gives base64 text: read as double, a guess, noted and learned
+    cx = Cx()
+    assert codec_in(double, cx, "$.p") == single
+    assert (cx.rest_bytes, cx.rest_bytes_seen) == ("double", "double")
+    assert [(n.code, n.path) for n in cx.notes] == [("rest_bytes_detected", "$.p")]
+    assert codec_out(single, cx, "$") == double                 # answered in its own convention
+    # nothing seen yet: the caller's guess (a User-Agent or Server header), else the proto's convention
+    guessed = Cx(rest_bytes_guess="double")
+    assert codec_out(single, guessed, "$.q") == double and [n.code for n in guessed.notes] == ["rest_bytes_guessed"]
+    unknown = Cx()
+    assert codec_out(single, unknown, "$") == single and unknown.rest_bytes == "single"
+    assert [n.detail for n in unknown.notes] == ["single base64, as the proto says"]
+    # a peer known to write single is never decoded, even where a value looks double
+    known = Cx(rest_bytes="single")
+    assert codec_in(double, known, "$") == double and known.notes == []
+    # a peer known to write double whose value cannot be double: taken as it is, noted
+    contra = Cx(rest_bytes="double")
+    assert codec_in(single, contra, "$") == single and [n.code for n in contra.notes] == ["rest_bytes_detected"]
+
+
+def test_both_sdks_file_bytes_round_trip_through_one_gateway_on_defaults() -> None:
+    """The same v1.0 raw value reaches a Python REST client (double) and a JS one (single) each in its own
+    convention, once each exchange has seen (or guessed from) its peer."""
+    codec_in, codec_out = V03REST_SPEC.bytes_to_v10, V03REST_SPEC.bytes_from_v10
+    assert codec_in is not None and codec_out is not None
+    raw = _b64(b"%PDF-1.7 \x00\x01\x02")
+    for sent, convention in ((_b64(raw.encode()), "double"), (raw, "single")):
+        cx = Cx()
+        assert codec_in(sent, cx, "$") == raw
+        assert codec_out(raw, cx, "$") == sent and cx.rest_bytes == convention

@@ -17,11 +17,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-# What these peers need: the a2a-sdk 0.3 REST server and client double-base64 `fileWithBytes`, and
-# the test webhooks live on loopback, which the push relay's SSRF guard refuses unless allowed.
+# The gateway on its defaults, with the one setting a user with loopback webhooks sets too: the test
+# webhooks live on loopback, which the push relay's SSRF guard refuses unless allowed. (JSON logs are
+# what the failure messages print.)
 PEER_ENV = {
     "A2A_GATEWAY_LOG_FORMAT": "json",
-    "A2A_GATEWAY_QUIRKS_REST_DOUBLE_BASE64": "true",
     "A2A_GATEWAY_PUSH_ALLOW_NETWORKS": "127.0.0.0/8",
 }
 

@@ -81,6 +81,9 @@ def to_v10(spec: DialectSpec, parts_fn: parts.PartsFn, copy_optional: Copier) ->
         else:
             items = []
         out: JsonObj = {"messageId": mid, "role": found, "parts": parts_fn(items, cx, at)}
+        if not out["parts"]:   # v1.0 requires at least one part: an empty text part keeps the message valid
+            cx.note("empty_parts_filled", f"{at}.{member}", "v1.0 needs at least one part")
+            out["parts"] = [{"text": ""}]
         copy_optional(msg, out, at)
         return out
 
@@ -145,7 +148,7 @@ def _fast_to_v10(spec: DialectSpec, full: Translator, parts_fn: parts.PartsFn, c
             if msg["kind"] != "message":
                 return full(msg, cx, at)
             more -= 1
-        if type(mid) is not str or type(items) is not list or (more and not known.issuperset(msg)):
+        if type(mid) is not str or type(items) is not list or not items or (more and not known.issuperset(msg)):
             return full(msg, cx, at)
         if len(items) == 1 and type(p := items[0]) is dict and len(p) == 2 and p.get("kind") == "text" \
                 and type(text := p.get("text")) is str:

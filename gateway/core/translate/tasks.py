@@ -79,8 +79,10 @@ def _state_from_v10(state: Any, table: Mapping[str, str], cx: Cx, at: str) -> st
 
 
 def status_to_v10(spec: DialectSpec) -> Translator:
-    """A v0.3 TaskStatus of `spec` as v1.0; the state table and the message translator bound once."""
-    states, msg_fn = spec.states_to_v10, messages.TO_V10[spec.dialect]
+    """A v0.3 TaskStatus of `spec` as v1.0; the state table and the message translator bound once. In
+    ProtoJSON an absent state is the proto's default, TASK_STATE_UNSPECIFIED (the SDKs' REST encoders
+    write `"status": {}` for a task in state unknown); the v0.3 JSON schema requires it."""
+    states, msg_fn, protojson = spec.states_to_v10, messages.TO_V10[spec.dialect], spec.protojson
 
     def convert(status: Any, cx: Cx, at: str) -> JsonObj:
         if type(status) is not dict:
@@ -89,6 +91,9 @@ def status_to_v10(spec: DialectSpec) -> Translator:
             drop_unknown(status, _STATUS_KNOWN, cx, at)
         state = status.get("state")
         mapped = states.get(state) if type(state) is str else None
+        if mapped is None and state is None and protojson:
+            cx.note("state_defaulted", f"{at}.state", "absent: the proto's default, TASK_STATE_UNSPECIFIED")
+            mapped = _UNSPECIFIED
         out: JsonObj = {"state": mapped if mapped is not None else _state_to_v10(state, states, cx, f"{at}.state")}
         message = status.get("message")
         if message is not None:

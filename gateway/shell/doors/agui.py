@@ -236,8 +236,10 @@ class RunDoor:
             await self._exchange(iface, call)
 
     def _exchange_for(self, iface: Interface, call: Call) -> Exchange:
-        exchange = Exchange(call.a2a(self.run.input.run_id), iface, quirks=self.settings.quirks)
-        return exchange
+        rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
+        return Exchange(call.a2a(self.run.input.run_id), iface, quirks=self.settings.quirks,
+                        rest_bytes=self.ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
+                        rest_bytes_guess=self.ctx.upstream.rest_bytes_guess if rest_agent else None)
 
     def _headers(self, iface: Interface, call: Call, streaming: bool) -> CIMultiDict[str]:
         client: CIMultiDict[str] = CIMultiDict()

@@ -228,7 +228,10 @@ async def _fetch_task(app: web.Application, need: NeedTask, cx: Cx) -> JsonObj:
     settings, upstream = app[LIFECYCLE].settings, app[UPSTREAM]
     call = need.call
     iface = (await upstream.interfaces(call.version, call.binding, call.op))[0]
-    exchange = Exchange(call, iface, quirks=settings.quirks)
+    rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
+    exchange = Exchange(call, iface, quirks=settings.quirks,
+                        rest_bytes=upstream.rest_bytes.get(iface.url) if rest_agent else None,
+                        rest_bytes_guess=upstream.rest_bytes_guess if rest_agent else None)
     try:
         out = exchange.upstream_request()
         ctype = "application/a2a+json" if iface.binding is Binding.REST and iface.version is Version.V10 else JSON

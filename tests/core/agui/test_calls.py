@@ -170,7 +170,7 @@ def test_errors_and_unary_results() -> None:
             "domain": "a2a-protocol.org"}
     assert err == Result(False, {"code": -32001, "message": "nope", "data": [info]})  # read as the v1.0 error
     sent = read(Version.V03, "send_message", _rpc({"kind": "message", "messageId": "a", "role": "agent", "parts": []}))
-    assert sent == Result(True, {"message": {"messageId": "a", "role": "ROLE_AGENT", "parts": []}})
+    assert sent == Result(True, {"message": {"messageId": "a", "role": "ROLE_AGENT", "parts": [{"text": ""}]}})
     canceled = read(Version.V10, "cancel_task",
                     _rpc({"id": "T", "contextId": "C", "status": {"state": "TASK_STATE_CANCELED"}}))
     assert isinstance(canceled, Result) and canceled.ok and canceled.value["id"] == "T"

@@ -119,7 +119,7 @@ def test_golden_params_and_bodies_are_valid_proto_json(op: str, version: Version
 @pytest.mark.parametrize(("op", "version", "doc"), [g for g in GOLDENS if g[0] != "list_tasks"], ids=[
     i for i, g in zip(GOLDEN_IDS, GOLDENS, strict=True) if g[0] != "list_tasks"])
 def test_golden_params_feed_the_translators(op: str, version: Version, doc: dict[str, Any]) -> None:
-    """What `parse` returns is what translate.requests reads, and what it writes `build` accepts."""
+    """What `parse` returns is what translate.calls reads, and what it writes `build` accepts."""
     other = V10 if version is V03 else V03
     family = BY_NAME[op].params_family
     out = translate(family, copy.deepcopy(doc["params"]), src=REST_DIALECT[version], dst=REST_DIALECT[other],

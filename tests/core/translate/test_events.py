@@ -61,7 +61,7 @@ def test_v03_json_rpc_items_are_bare_and_the_others_wrapped() -> None:
     assert _t("stream_response", wrapped, V03REST, V10)[0] == {"statusUpdate": STATUS}
     msg = {"msg": {"messageId": "m", "role": "ROLE_USER", "content": []}}   # P03 names it `msg`
     assert _t("stream_response", msg, V03REST, V10)[0] == {"message": {"messageId": "m", "role": "ROLE_USER",
-                                                                        "parts": []}}
+                                                                        "parts": [{"text": ""}]}}
     with pytest.raises(TranslationError) as caught:
         translate("stream_response", {"task": {}, "message": {}}, src=V10, dst=V03RPC, cx=Cx())
     assert "exactly one of" in caught.value.message

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
-from gateway.core.translate import FastPath, families, fast_paths, parts, requests
+from gateway.core.translate import FastPath, calls, families, fast_paths, parts
 from gateway.core.types import Dialect
 from tests import strategies
 from tests.profiles import examples
@@ -106,7 +106,7 @@ def v10_status_item(draw: st.DrawFn) -> dict[str, Any]:
 
 def _conf_down(dialect: Dialect) -> Callable[[Any], Any]:
     """A v0.3 configuration as clients send it: the translated one, `blocking` usually explicit."""
-    return lambda conf: requests.CONF_FROM_V10[dialect](conf, Cx(), "$")
+    return lambda conf: calls.CONF_FROM_V10[dialect](conf, Cx(), "$")
 
 
 _v10_parts = st.lists(strategies.v10_part() | st.builds(lambda t: {"text": t}, strategies.texts), max_size=3)

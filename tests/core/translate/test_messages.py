@@ -35,7 +35,8 @@ def test_reference_task_ids_have_no_slot_in_the_v03_proto() -> None:
     assert "referenceTaskIds" not in out
     assert notes == [("field_dropped", "$.referenceTaskIds", "no slot in the v0.3 proto")]
     assert _t(msg, V10, V03RPC)[0]["referenceTaskIds"] == ["t0"]
-    out, notes = _t({"messageId": "m", "role": "ROLE_USER", "referenceTaskIds": ["t0"]}, V03REST, V10)
+    out, notes = _t({"messageId": "m", "role": "ROLE_USER", "content": [{"text": "x"}], "referenceTaskIds": ["t0"]},
+                    V03REST, V10)
     assert "referenceTaskIds" not in out and notes == [("dropped_unknown_member", "$.referenceTaskIds", "")]
 
 
@@ -43,7 +44,10 @@ def test_parts_are_required_by_the_json_schema_only() -> None:
     with pytest.raises(TranslationError) as caught:
         translate("message", {"messageId": "m", "role": "user"}, src=V03RPC, dst=V10, cx=Cx())
     assert caught.value.path == "$.parts"
-    assert _t({"messageId": "m", "role": "ROLE_USER"}, V03REST, V10)[0]["parts"] == []
+    # ProtoJSON omits an empty list; v1.0 needs one part: an empty text part, noted
+    assert _t({"messageId": "m", "role": "ROLE_USER"}, V03REST, V10) == (
+        {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": ""}]},
+        [("empty_parts_filled", "$.content", "v1.0 needs at least one part")])
     out, notes = _t({"messageId": "m", "role": "ROLE_AGENT"}, V10, V03RPC)
     assert out["parts"] == [] and notes == [("filled_required", "$.parts", "")]
     assert "content" not in _t({"messageId": "m", "role": "ROLE_AGENT"}, V10, V03REST)[0]
@@ -62,7 +66,8 @@ def test_only_the_json_rpc_dialect_tags_messages() -> None:
         translate("message", {"kind": "task", "messageId": "m", "role": "user", "parts": []}, src=V03RPC,
                   dst=V10, cx=Cx())
     assert caught.value.path == "$.kind"
-    out, notes = _t({"kind": "message", "messageId": "m", "role": "ROLE_USER", "content": []}, V03REST, V10)
+    out, notes = _t({"kind": "message", "messageId": "m", "role": "ROLE_USER", "content": [{"text": "x"}]},
+                    V03REST, V10)
     assert "kind" not in out and notes == [("dropped_unknown_member", "$.kind", "")]
     assert _t(V10_MSG, V10, V03RPC)[0]["kind"] == "message"
 

@@ -18,7 +18,7 @@ from gateway.core.bindings.grpc.proto import a2a_v03_pb2, a2a_v10_pb2
 from gateway.core.bindings.rest.fields import v03_create_request
 from gateway.core.errors import InvalidAgentResponse, MalformedEnvelope, TranslationError, UnknownOperation
 from gateway.core.notes import Cx
-from gateway.core.operations import BY_NAME, Operation
+from gateway.core.operations import BY_NAME, OPERATIONS, Operation
 from gateway.core.types import Dialect, JsonObj, Version
 
 V03, V10 = Version.V03, Version.V10
@@ -28,42 +28,15 @@ SERVICE_NAME = "A2AService"
 # the JSON dialect a version's gRPC messages are read into and written from: its ProtoJSON rendering
 DIALECTS: Mapping[Version, Dialect] = MappingProxyType({V03: Dialect.V03REST, V10: Dialect.V10})
 
-# Every RPC of both services and the operation it serves; the messages and streaming flags come from
-# the protos themselves. v0.3 GetAgentCard is the extended card: the a2a-sdk 0.3 client calls it only
-# when the card says `supportsAuthenticatedExtendedCard`, and the v0.3 compat server of a2a-sdk 1.x
-# answers it with the extended card (the 0.3 server answered with its public card).
+# Every RPC of both services and the operation it serves (each OPERATIONS row names its RPCs); the messages
+# and streaming flags come from the protos themselves.
 _OPERATIONS: Mapping[Version, Mapping[str, str]] = {
-    V03: {
-        "SendMessage": "send_message",
-        "SendStreamingMessage": "send_streaming_message",
-        "GetTask": "get_task",
-        "CancelTask": "cancel_task",
-        "TaskSubscription": "subscribe_to_task",
-        "CreateTaskPushNotificationConfig": "create_push_config",
-        "GetTaskPushNotificationConfig": "get_push_config",
-        "ListTaskPushNotificationConfig": "list_push_configs",
-        "GetAgentCard": "get_extended_card",
-        "DeleteTaskPushNotificationConfig": "delete_push_config",
-    },
-    V10: {
-        "SendMessage": "send_message",
-        "SendStreamingMessage": "send_streaming_message",
-        "GetTask": "get_task",
-        "ListTasks": "list_tasks",
-        "CancelTask": "cancel_task",
-        "SubscribeToTask": "subscribe_to_task",
-        "CreateTaskPushNotificationConfig": "create_push_config",
-        "GetTaskPushNotificationConfig": "get_push_config",
-        "ListTaskPushNotificationConfigs": "list_push_configs",
-        "GetExtendedAgentCard": "get_extended_card",
-        "DeleteTaskPushNotificationConfig": "delete_push_config",
-    },
+    version: {op.grpc[version]: op.name for op in OPERATIONS if version in op.grpc} for version in Version
 }
 # Operations a version's service has no RPC for (kept explicit so every OPERATIONS row is accounted for).
 NO_RPC: Mapping[Version, frozenset[str]] = MappingProxyType({
-    V03: frozenset({"list_tasks"}),  # P03 has no ListTasks (S03 names one that was never defined)
-    V10: frozenset(),
-})
+    version: frozenset(op.name for op in OPERATIONS if version not in op.grpc) for version in Version
+})  # P03 has no ListTasks (S03 names one that was never defined)
 
 # Enum fields whose zero value is a real value (the v0.3 "unknown" state is TASK_STATE_UNSPECIFIED):
 # ProtoJSON omits zeros, but the translators need the member, so decoding writes it out.

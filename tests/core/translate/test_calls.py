@@ -1,4 +1,5 @@
-"""Request params beyond the goldens: tenant injection, history limits the agent may not honour, deep input."""
+"""Each operation's params and result beyond the goldens: tenant injection, history limits the agent may not honour,
+deep input, the push-config list and delete results, and ListTasks' refusal toward v0.3."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ import pytest
 
 from gateway.core import jsoncodec
 from gateway.core.card import Interface
-from gateway.core.errors import TranslationError
+from gateway.core.errors import TranslationError, UnsupportedOperation
 from gateway.core.exchange import Call, Done, Exchange
 from gateway.core.notes import Cx
 from gateway.core.operations import by_name
 from gateway.core.translate import translate
-from gateway.core.types import Binding, Dialect, Version
+from gateway.core.types import V03REST, V03RPC, V10, Binding, Dialect, Version
 
 R, S, V = Dialect.V03RPC, Dialect.V03REST, Dialect.V10
 
@@ -46,3 +47,32 @@ def test_deeply_nested_params_are_our_error_not_a_crash() -> None:
         deep = [deep]
     with pytest.raises(TranslationError):
         translate("params.send_message", {"message": deep}, src=R, dst=V, cx=Cx())
+
+
+# ---- results -----------------------------------------------------------------------------------------
+
+
+PAGE = {"configs": [{"taskId": "t", "id": "c", "url": "u"}], "nextPageToken": "p2"}
+
+
+def test_json_rpc_lists_are_bare_and_unpaged() -> None:
+    cx = Cx()
+    out = translate("result.list_push_configs", PAGE, src=V10, dst=V03RPC, cx=cx)
+    assert out == [{"taskId": "t", "pushNotificationConfig": {"id": "c", "url": "u"}}]
+    assert [(n.code, n.path) for n in cx.notes] == [("page_truncated", "$.nextPageToken")]
+    assert translate("result.list_push_configs", out, src=V03RPC, dst=V10, cx=Cx()) == {"configs": PAGE["configs"]}
+
+
+def test_proto_lists_keep_their_page() -> None:
+    out = translate("result.list_push_configs", PAGE, src=V10, dst=V03REST, cx=Cx())
+    assert out["nextPageToken"] == "p2"
+    assert translate("result.list_push_configs", out, src=V03REST, dst=V10, cx=Cx()) == PAGE
+
+
+def test_empty_results() -> None:
+    assert translate("result.delete_push_config", None, src=V10, dst=V03REST, cx=Cx()) == {}
+    assert translate("result.delete_push_config", {}, src=V10, dst=V03RPC, cx=Cx()) is None
+    with pytest.raises(TranslationError):
+        translate("result.delete_push_config", {"x": 1}, src=V03RPC, dst=V10, cx=Cx())
+    with pytest.raises(UnsupportedOperation):
+        translate("result.list_tasks", {"tasks": []}, src=V10, dst=V03RPC, cx=Cx())

@@ -1,10 +1,11 @@
-"""Request params of every operation (`params.*`): SendMessage against a `DialectSpec` with its
-configuration fast paths, and the other v0.3 params objects and proto requests. No envelopes, no paths."""
+"""Every operation's payloads in every dialect: its params (`params.*`: SendMessage against a `DialectSpec`
+with its configuration fast paths, the other v0.3 params objects and proto requests) and its result
+(`result.*`: most are objects of another family, `ALIASES`). No envelopes, no paths."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gateway.core.dialects import V03_SPECS, DialectSpec
@@ -12,7 +13,7 @@ from gateway.core.errors import TranslationError, UnsupportedOperation
 from gateway.core.notes import Cx
 from gateway.core.translate import messages, push_config
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
-from gateway.core.translate.shape import drop_unknown, obj, strings
+from gateway.core.translate.shape import arr, drop_unknown, obj, strings
 from gateway.core.types import V03REST, V03RPC, V10, Dialect, JsonObj
 
 R, S, V = V03RPC, V03REST, V10
@@ -460,7 +461,9 @@ def _pairs(rpc_to: Translator, rpc_from: Translator, rest_to: Translator,
 
 
 _NAMED_TASK = (_named_task_to_v10, _named_task_from_v10)
-TRANSLATORS: Table = {
+
+
+_PARAMS: Table = {
     Family.PARAMS_SEND_MESSAGE: {**{(s.dialect, V): send_to_v10(s) for s in V03_SPECS},
                                  **{(V, s.dialect): send_from_v10(s) for s in V03_SPECS}},
     Family.PARAMS_GET_TASK: _pairs(_get_task_to_v10, _get_task_from_v10, *_NAMED_TASK),
@@ -478,3 +481,73 @@ TRANSLATORS: Table = {
     Family.PARAMS_LIST_TASKS: {(V, R): list_tasks_down, (V, S): list_tasks_down},
 }
 FAST_PATHS = tuple(_CONF_FAST.values())
+
+
+# ---- results ----------------------------------------------------------------------------------------
+
+ALIASES: Mapping[str, str] = {
+    Family.RESULT_SEND_MESSAGE: Family.SEND_RESULT,
+    Family.RESULT_GET_TASK: Family.TASK,
+    Family.RESULT_CANCEL_TASK: Family.TASK,
+    Family.RESULT_CREATE_PUSH_CONFIG: Family.TASK_PUSH_CONFIG,
+    Family.RESULT_GET_PUSH_CONFIG: Family.TASK_PUSH_CONFIG,
+    Family.RESULT_GET_EXTENDED_CARD: Family.AGENT_CARD,
+}
+
+
+def _configs(items: Any, fn: Translator, cx: Cx, at: str) -> list[JsonObj]:
+    return [fn(c, cx, f"{at}[{i}]") for i, c in enumerate(arr(items, at))]
+
+
+def list_to_v10(spec: DialectSpec) -> Translator:
+    """v0.3 JSON-RPC answers a bare array; the v0.3 proto a page `{configs, nextPageToken}`, as v1.0."""
+    fn, paged = push_config.TASK_TO_V10[spec.dialect], spec.protojson
+
+    def convert(result: Any, cx: Cx, at: str) -> JsonObj:
+        if not paged:
+            return {"configs": _configs(result, fn, cx, at)}
+        result = obj(result, at)
+        out: JsonObj = {"configs": _configs(result.get("configs", []), fn, cx, f"{at}.configs")}
+        if result.get("nextPageToken"):
+            out["nextPageToken"] = result["nextPageToken"]
+        return out
+
+    return convert
+
+
+def list_from_v10(spec: DialectSpec) -> Translator:
+    fn, paged = push_config.TASK_FROM_V10[spec.dialect], spec.protojson
+
+    def convert(result: Any, cx: Cx, at: str) -> Any:
+        result = obj(result, at)
+        if not paged and result.get("nextPageToken"):
+            cx.note("page_truncated", f"{at}.nextPageToken", "v0.3 lists have no pages; the exchange pages")
+        configs = _configs(result.get("configs", []), fn, cx, f"{at}.configs")
+        if not paged:
+            return configs
+        out: JsonObj = {"configs": configs}
+        if result.get("nextPageToken"):
+            out["nextPageToken"] = result["nextPageToken"]
+        return out
+
+    return convert
+
+
+def _empty_as(empty: Any) -> Translator:
+    def convert(result: Any, cx: Cx, at: str) -> Any:
+        if result not in (None, {}):
+            raise TranslationError(at, "expected an empty result")
+        return empty
+    return convert
+
+
+_RESULTS: Table = {
+    Family.RESULT_LIST_PUSH_CONFIGS: {**{(s.dialect, V10): list_to_v10(s) for s in V03_SPECS},
+                                      **{(V10, s.dialect): list_from_v10(s) for s in V03_SPECS}},
+    # JSON-RPC v0.3 answers null; v1.0 servers answer null (JSON-RPC) or {} (REST Empty)
+    Family.RESULT_DELETE_PUSH_CONFIG: {(V03RPC, V10): _empty_as(None), (V10, V03RPC): _empty_as(None),
+                                       (V03REST, V10): _empty_as(None), (V10, V03REST): _empty_as({})},
+    Family.RESULT_LIST_TASKS: {(V10, V03RPC): list_tasks_down, (V10, V03REST): list_tasks_down},
+}
+
+TRANSLATORS: Table = {**_PARAMS, **_RESULTS}

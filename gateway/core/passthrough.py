@@ -90,14 +90,20 @@ class CheckedStream:
         return self._relay(buf, skip, blocks, sizes, None)
 
     def close(self) -> bytes:
-        """The agent's stream ended: an event it left unfinished is an error (the client must not take a
-        cut stream for a whole one); else nothing more."""
+        """The agent's stream ended. Its last event without the blank line after it is relayed, completed,
+        when it checks out (a clean end without the last blank line); an event cut short is an error (the
+        client must not take a cut stream for a whole one)."""
         if self._done:
             return b""
         self._done = True
-        if self._pending.strip(b"\r\n"):
+        pending = self._pending[len(_BOM):] if self._fresh and self._pending.startswith(_BOM) else self._pending
+        if not pending.strip(b"\r\n"):
+            return self._pending  # line ends after the last event: no event
+        try:
+            self._check(pending.rstrip(b"\r\n"))
+        except GatewayError:
             return self._error(StreamError("the agent's stream ended in the middle of an event"))
-        return b""
+        return self._pending + (b"\n" if pending[-1:] in (b"\n", b"\r") else b"\n\n")
 
     def release(self) -> bytes:
         return b""

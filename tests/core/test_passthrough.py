@@ -83,7 +83,11 @@ def test_one_byte_chunks_and_no_trailing_blank_line_before_a_clean_end() -> None
     relay = checked()
     assert run(relay, [whole[i:i + 1] for i in range(len(whole))]) == whole
     relay = checked()
-    assert run(relay, [whole + b"\n"]) == whole  # a lone line break after the last event is no event
+    assert run(relay, [whole + b"\n"]) == whole + b"\n"  # a lone line break after the last event is no event
+    for end in (b"", b"\n", b"\r\n"):  # a clean end without the blank line: the last event completed
+        relay = checked()
+        assert run(relay, [V10_TASK + V10_WORKING.rstrip(b"\n") + end]) == V10_TASK + V10_WORKING[:-2] + end \
+            + (b"\n" if end else b"\n\n")
 
 
 def test_a_partial_event_is_held_until_its_end() -> None:

@@ -124,6 +124,12 @@ def check_upstream_url(value: str) -> str:
     return check_http_url(value, what="the upstream URL")
 
 
+def check_redis_url(value: str) -> str:
+    if urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+        raise ValueError(f"expected a redis://, rediss:// or unix:// URL, got {describe(value)}")
+    return value
+
+
 def check_public_url(value: str) -> str:
     if value == "":
         return value

@@ -24,6 +24,7 @@ from gateway.config.checks import (
     check_listen,
     check_public_url,
     check_push_keys,
+    check_redis_url,
     check_tenant,
     check_tracing,
     check_upstream_url,
@@ -39,6 +40,7 @@ from gateway.config.settings import (
     PushSettings,
     ServerSettings,
     Settings,
+    TaskIndexSettings,
     TimeoutSettings,
     TracingSettings,
     UpstreamSettings,
@@ -249,6 +251,10 @@ SECTIONS: dict[str, str] = {
     "webhook, with the client's route sealed (encrypted) into its URL, so any replica can deliver.",
     "quirks": "Per-peer compatibility switches for known differences between A2A implementations. The "
     "defaults follow the specification.",
+    "task_index": "What the gateway remembers of the tasks it sees pass to a v0.3 agent, so that it can "
+    "answer a v1.0 client's ListTasks (v0.3 has no list): each task's id, context, state, timestamp and "
+    "the caller's scope (a digest of the request's credential headers, never the credentials). Tasks "
+    "the gateway never saw are not listed.",
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
@@ -413,6 +419,21 @@ _TABLE: tuple[Key, ...] = (
     Key("push.max_body_bytes", "int", 4 * _MIB,
         "Largest notification body accepted from the upstream agent, in bytes (default 4 MiB).",
         check=ONE_OR_MORE),
+    Key("task_index.store", "enum", "memory",
+        "Where the records live: memory (bounded, in this process: complete for a sidecar with one "
+        "worker) or redis (shared by replicas and worker processes; see task_index.redis_url).",
+        choices=("memory", "redis")),
+    Key("task_index.redis_url", "str", "redis://127.0.0.1:6379/0",
+        "The Redis server of store = redis (redis:// or rediss:// URL, credentials included if any).",
+        check=check_redis_url),
+    Key("task_index.ttl_seconds", "float", 86400.0,
+        "How long a record is kept after the task was last seen; the Redis keys expire then.",
+        check=POSITIVE),
+    Key("task_index.max_tasks", "int", 10000,
+        "Most records kept per agent (per caller scope in Redis); the least recently seen go first.",
+        check=ONE_OR_MORE),
+    Key("task_index.key_prefix", "str", "a2a-gateway:",
+        "Prefix of every Redis key the index writes (to share one Redis between deployments)."),
     Key("agui.contextid_mode", "enum", "server",
         "\"server\": the agent issues the A2A contextId on a thread's first run and the gateway keeps "
         "it; \"thread\": the AG-UI threadId is sent as the contextId (only for agents that accept "
@@ -559,6 +580,7 @@ SECTION_TYPES: dict[str, type] = {
     "limits": LimitsSettings,
     "push": PushSettings,
     "quirks": Quirks,
+    "task_index": TaskIndexSettings,
     "agui": AguiSettings,
     "log": LogSettings,
     "admin": AdminSettings,

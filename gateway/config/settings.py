@@ -89,6 +89,15 @@ class PushSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class TaskIndexSettings:
+    store: Literal["memory", "redis"]
+    redis_url: str
+    ttl_seconds: float
+    max_tasks: int
+    key_prefix: str
+
+
+@dataclass(frozen=True, slots=True)
 class AguiSettings:
     contextid_mode: Literal["server", "thread"]
     unknown_surface: Literal["lenient", "strict"]
@@ -141,6 +150,7 @@ class Settings:
     limits: LimitsSettings
     push: PushSettings
     quirks: Quirks
+    task_index: TaskIndexSettings
     agui: AguiSettings
     log: LogSettings
     admin: AdminSettings

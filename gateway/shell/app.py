@@ -15,6 +15,7 @@ from gateway.config import ConfigError, Problem, Settings
 from gateway.core.card import CARD_PATHS
 from gateway.core.types import Binding
 from gateway.observability import get_logger
+from gateway.shell import task_index
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.doors import agui, card, jsonrpc, rest
 from gateway.shell.keys import (
@@ -49,6 +50,8 @@ def build_app(settings: Settings) -> web.Application:
         inject = tracing.inject
         app.cleanup_ctx.append(tracing.cleanup_ctx)
     app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
+    app[task_index.TASK_INDEX] = task_index.store_for(settings.task_index)   # every route's agent shares it
+    app.cleanup_ctx.append(task_index.cleanup_ctx)
     if settings.routes:
         from gateway.shell import routes
 

@@ -28,6 +28,7 @@ from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import Relay, pump, start_stream
+from gateway.shell.task_index import remember
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import public_base
 
@@ -115,6 +116,7 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         return await translated(ctx, call, fallbacks[0], fallbacks[1:])
     finally:
         ctx.notes.extend(exchange.notes)
+        await remember(ctx.request, exchange)   # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding is Binding.REST:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed

@@ -98,6 +98,7 @@ class Upstream:
         self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
+        self.card_changed_at = 0.0   # wall clock: when the card last changed (the served card's Last-Modified)
         self._card_lock = asyncio.Lock()
         self._wake = asyncio.Event()  # reconfigure() wakes the refresher
         self.last_card_error: str | None = None
@@ -193,7 +194,10 @@ class Upstream:
             if self._card is not None and time.monotonic() - self._card_at < 1.0:
                 return self._card
             try:
-                self._card = await self._fetch_card()
+                card = await self._fetch_card()
+                if self._card is None or card != self._card:
+                    self.card_changed_at = time.time()
+                self._card = card
                 self._card_at = time.monotonic()
                 self.last_card_error = None
                 if self.metrics is not None:

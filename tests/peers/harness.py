@@ -139,6 +139,7 @@ def run_client(
     *,
     transport: Transport = "jsonrpc",
     webhook: str | None = None,
+    context: str | None = None,
     timeout: float = CLIENT_TIMEOUT_S,
 ) -> dict[str, Any]:
     """Run one client scenario and return its JSON line. A crash (no JSON line, or exit status != 0) is an
@@ -155,6 +156,8 @@ def run_client(
     ]
     if webhook:
         args += ["--webhook", webhook]
+    if context:
+        args += ["--context", context]
     label = f"client_{generation} {scenario} over {transport} against {url}"
     try:
         proc = subprocess.run(

@@ -38,6 +38,8 @@ SCENARIOS = (
     "get_task_not_found",
     "get_extended_card",
 )
+# v1.0 behaviour a v0.3 agent gets from the gateway (composed): scenarios of the 1.x client only
+V10_SCENARIOS = ("list_tasks", "list_only", "subscribe_finished", "get_task_history", "push_get_by_id")
 TERMINAL_STATES = frozenset({"completed", "canceled", "failed", "rejected"})
 SCENARIO_TIMEOUT_S = 20.0
 STREAM_CHUNKS = 3
@@ -158,9 +160,10 @@ async def start_grpc_server(host: str, add_services: Callable[[Any, str], None])
 def client_argparser(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True, help="agent base URL; the card is read from BASE" + CARD_PATH)
-    parser.add_argument("--scenario", required=True, choices=SCENARIOS)
+    parser.add_argument("--scenario", required=True, choices=SCENARIOS + V10_SCENARIOS)
     parser.add_argument("--transport", choices=("jsonrpc", "rest", "grpc"), default="jsonrpc")
     parser.add_argument("--webhook", default=DEFAULT_WEBHOOK, help="push_crud: webhook URL to register")
+    parser.add_argument("--context", default="", help="list_only: the contextId to list")
     return parser
 
 

@@ -20,6 +20,7 @@ from gateway.core.notes import RestBytes
 from gateway.core.sse import encode_data
 from gateway.core.stream import ERROR_EVENT
 from gateway.core.types import Binding, Version
+from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.pipeline import Context, respond
@@ -47,15 +48,39 @@ class RouteMissing(Exception):
     """The agent's REST binding has no route for this operation; try its next interface."""
 
 
+class Relearned(Exception):
+    """The agent answered "method not found" in the version its card claims, and a new probe showed it
+    speaks the other one: a read-only call is sent again."""
+
+
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """Carry `call` to the best of the agent's interfaces: a pass-through when it speaks the caller's version
-    and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route."""
+    and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route; once
+    more when the agent turned out to speak another version than its card says (a read-only call)."""
+    try:
+        return await _forward(ctx, call, raw)
+    except Relearned:
+        ctx.fields["relearned"] = True
+        return await _forward(ctx, call, raw)
+
+
+async def _learn(ctx: Context, call: Call, iface: Interface, status: int, body: bytes) -> None:
+    """After an agent's reply: when it says the method is unknown, re-probe the interface (the upstream
+    remembers the version it finds); raise Relearned when the call may be sent again in that version."""
+    if not method_missing(iface.binding, status, body) or ctx.fields.get("relearned"):
+        return
+    found = await ctx.upstream.relearn(iface)
+    if found is not None and call.op.read_only:
+        raise Relearned
+
+
+async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
     iface, *others = ifaces
     ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
     if is_passthrough(call.version, iface.version, call.binding, iface.binding):
         ctx.fields["passthrough"] = True
-        response = await pass_through(ctx, iface, raw, call.op.streaming)
+        response = await pass_through(ctx, iface, raw, call)
         if not (others and call.binding is Binding.REST and isinstance(response, web.Response)
                 and route_missing(response.status, response.body)):
             return response
@@ -138,6 +163,7 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
         status, headers, body = reply.status, reply.headers, reply.body
         if fallback and exchange.upstream.binding is Binding.REST and route_missing(status, body):
             raise RouteMissing
+        await _learn(ctx, exchange.call, exchange.upstream, status, body)
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
             ctx.outcome = "error"
             return web.Response(body=body, status=status,
@@ -163,6 +189,7 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
         if resp.status != 200 or resp.content_type != "text/event-stream":
             # rejected before the first event: a plain reply, translated like a unary one
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
+            await _learn(ctx, exchange.call, exchange.upstream, resp.status, data)
             if resp.status >= 500 and not _is_json(resp.headers):
                 raise UpstreamUnavailable(f"upstream agent answered HTTP {resp.status}")
             step = exchange.client_reply(resp.status, data)
@@ -196,8 +223,9 @@ async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientRe
     return written
 
 
-async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool) -> web.StreamResponse:
+async def pass_through(ctx: Context, iface: Interface, raw: Raw, call: Call) -> web.StreamResponse:
     """Same version and binding on both sides: bytes go through untouched, both ways."""
+    streaming = call.op.streaming
     client = iface.version
     headers = upstream_headers(ctx, iface)
     if ctx.request.headers.get("Content-Type"):
@@ -205,6 +233,7 @@ async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool
     url = _url(iface, raw.path)
     if not streaming:
         reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+        await _learn(ctx, call, iface, reply.status, reply.body)
         ctx.outcome = "ok" if reply.status < 400 else "error"
         response = web.Response(body=reply.body, status=reply.status,
                                 headers=client_response_headers(reply.headers, client))

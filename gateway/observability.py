@@ -34,6 +34,7 @@ __all__ = [
     "log_notes",
     "merge_exchange",
     "notes_as_json",
+    "open_exchange",
     "plain",
     "reset",
 ]
@@ -87,6 +88,12 @@ def bind_exchange(
         if value is not None:
             new[key] = plain(value)
     _fields.set(new)
+
+
+def open_exchange(**fields: object) -> None:
+    """Start a new exchange in the current context: only `fields` bound (None values skipped, enums by
+    value), whatever was bound before forgotten; clear() then bind_exchange() in one step."""
+    _fields.set({k: plain(v) for k, v in fields.items() if v is not None})
 
 
 def bind(**fields: object) -> None:

@@ -49,6 +49,7 @@ def build_app(settings: Settings) -> web.Application:
         inject = tracing.inject
         app.cleanup_ctx.append(tracing.cleanup_ctx)
     app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
+    lifecycle.follow_in_gauges()
     if settings.routes:
         from gateway.shell import routes
 

@@ -10,7 +10,7 @@ names, types and labels of every series, and the text exposition; it decides not
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prometheus_client import (
     CollectorRegistry,
@@ -19,6 +19,7 @@ from prometheus_client import (
     Histogram,
     disable_created_metrics,
     generate_latest,
+    values,
 )
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
@@ -108,6 +109,16 @@ class Metrics:
             self.client_timeouts.labels(phase)
         # labels() validates and locks on every call; an exchange's series are looked up once
         self._series: dict[tuple[str, ...], tuple[Counter, Histogram]] = {}
+
+    def follow(self, in_flight: Callable[[], float], handled: Callable[[], float]) -> bool:
+        """Read the in-flight and handled counts from these functions when scraped, so that requests need
+        not write the two gauges; False (nothing done) in multiprocess mode, where a scrape reads the
+        workers' files and each request must write them."""
+        if values.ValueClass is not values.MutexValue:
+            return False
+        self.in_flight.set_function(in_flight)
+        self.worker_requests.set_function(handled)
+        return True
 
     # ---- one exchange (the pipeline's finish) -----------------------------------------------------
 

@@ -28,7 +28,6 @@ async def _door(ctx: Context) -> web.StreamResponse:
     header, query = ctx.request.headers.get("A2A-Version"), ctx.request.query.get("A2A-Version")
     caller.version = client = check_method_version(spelled, client_version(header, query),
                                                    version_declared(header, query), ctx.settings.server.version_mode)
-    ctx.bind(method=rpc.method, client_version=client)
     op, _ = by_method(rpc.method)
-    ctx.bind(operation=op.name)
+    ctx.bind(method=rpc.method, client_version=client, operation=op.name)
     return await forward(ctx, Call(op, client, Binding.JSONRPC, rpc.params, rpc.id), Raw("POST", "", (), body))

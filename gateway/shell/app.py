@@ -60,6 +60,7 @@ def build_app(settings: Settings) -> web.Application:
     app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
     app[task_index.TASK_INDEX] = task_index.store_for(settings.task_index)   # every route's agent shares it
     app.cleanup_ctx.append(task_index.cleanup_ctx)
+    lifecycle.follow_in_gauges()
     if settings.routes:
         from gateway.shell import routes
 

@@ -23,7 +23,7 @@ from gateway.core.notes import Note
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
-from gateway.observability import bind_exchange, bound, clear, get_logger, log_exchange
+from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
 from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
@@ -174,14 +174,14 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
                 operation: str | None = None) -> web.StreamResponse:
     """Run `door` for `request`: the one boundary (every GatewayError and every unexpected exception becomes
     the caller's error reply, the latter with its traceback logged), then the one log line and the metrics."""
-    clear()
     ctx = Context(request, caller)
     request[CONTEXT] = ctx
-    bind_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
+    open_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
                   operation=operation)
     try:
-        overloaded = request.pop(OVERLOADED, None)
+        overloaded = OVERLOADED.get()
         if overloaded is not None:   # beyond limits.max_client_connections: answered, the door not run
+            OVERLOADED.set(None)
             ctx.outcome = "rejected"
             await _learn_caller(ctx)
             raise overloaded

@@ -29,6 +29,7 @@ SSE_HEADERS = {
 LOOKAHEAD_SECONDS = 0.25
 # A burst the agent has already sent is relayed in slices of this many bytes, each written as soon as it
 # is translated: the client's first event does not wait for the whole burst (and other streams get turns).
+# A pass-through has nothing to wait for: it writes each chunk whole (one write where slices took many).
 FEED_BYTES = 16384
 KEEPALIVE = encode(SseComment(" keep-alive"))
 DRAINING = encode(SseComment(" draining"))
@@ -95,7 +96,7 @@ class _Pump:
                     await self.write(relay.release() + DRAINING)
                     break
                 try:
-                    chunk = await asyncio.wait_for(self.reader.readany(), timeout=self.wait())
+                    chunk = await self.read()
                 except TimeoutError:
                     if await self.quiet():
                         break
@@ -113,6 +114,15 @@ class _Pump:
         finally:
             self.finish()
         return self.written
+
+    async def read(self) -> bytes:
+        """The next upstream chunk (b"" at its end): what is already buffered at once, else awaited until
+        the first deadline (TimeoutError), under one timer and no task of its own."""
+        chunk = self.reader.read_nowait()
+        if chunk or self.reader.at_eof():
+            return chunk
+        async with asyncio.timeout(self.wait()):
+            return await self.reader.readany()
 
     def wait(self) -> float:
         """Seconds until the first deadline: the idle timeout, the keep-alive, the lookahead's hold."""
@@ -143,12 +153,14 @@ class _Pump:
         return False
 
     async def chunk(self, chunk: bytes) -> None:
-        """Feed an upstream chunk through the relay (in FEED_BYTES pieces) and write what it gives."""
+        """Feed an upstream chunk through the relay (a translator's in FEED_BYTES pieces) and write what it
+        gives."""
         relay, handle = self.relay, self.handle
         self.last_upstream = time.monotonic()
-        for start in range(0, len(chunk), FEED_BYTES):
+        step = len(chunk) if isinstance(relay, CheckedStream) else FEED_BYTES
+        for start in range(0, len(chunk), step):
             try:
-                out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
+                out = relay.feed(chunk[start:start + step] if len(chunk) > step else chunk)
             except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
                 log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
                 await self.write(relay.fail(GatewayError(f"internal error: {type(exc).__name__}")))

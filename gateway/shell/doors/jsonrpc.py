@@ -41,7 +41,6 @@ async def _door(ctx: Context) -> web.StreamResponse:
                                                    version_declared(header, query), ctx.settings.server.version_mode)
     if not json_body and client is Version.V10:   # a v0.3 caller keeps its version's answer (the body decides)
         raise ContentTypeNotSupported(_WRONG_TYPE)
-    ctx.bind(method=rpc.method, client_version=client)
     op, _ = by_method(rpc.method)
-    ctx.bind(operation=op.name)
+    ctx.bind(method=rpc.method, client_version=client, operation=op.name)
     return await forward(ctx, Call(op, client, Binding.JSONRPC, rpc.params, rpc.id), Raw("POST", "", (), body))

@@ -106,6 +106,12 @@ class AguiSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class GrpcSettings(_Listens):
+    listen: str  # "" disables the gRPC listener
+    public_address: str  # HOST:PORT of the card's gRPC interfaces; "": derived
+
+
+@dataclass(frozen=True, slots=True)
 class AdminSettings(_Listens):
     listen: str  # "" disables the admin listener
 
@@ -143,6 +149,7 @@ class Settings:
     quirks: Quirks
     agui: AguiSettings
     log: LogSettings
+    grpc: GrpcSettings
     admin: AdminSettings
     tracing: TracingSettings
     routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case

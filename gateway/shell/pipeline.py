@@ -29,7 +29,8 @@ from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
 from gateway.shell.upstream import Upstream
 
-__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "read_body", "respond", "serve"]
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "read_body", "record", "respond",
+           "serve"]
 
 log = get_logger("gateway.exchange")
 
@@ -242,9 +243,26 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
     """Stamp the request id, write the one log line of the exchange and count it in the metrics."""
     if not response.prepared:
         response.headers["X-Request-Id"] = ctx.request_id
+    record(ctx, response.status)
+
+
+class Recorded(Protocol):
+    """What the log line and the metrics read of an exchange (a Context, or a gRPC door's call)."""
+
+    notes: list[Note]
+    fields: dict[str, Any]
+    outcome: str | None
+    started: float
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+
+def record(ctx: Recorded, status: int) -> None:
+    """The one log line of an exchange whose reply had `status` (HTTP, or the gRPC door's), and its metrics."""
     duration = time.monotonic() - ctx.started
-    outcome = ctx.outcome or ("ok" if response.status < 400 else "error")
-    log_exchange(notes=ctx.notes, status=response.status, duration_ms=round(duration * 1000, 2), outcome=outcome,
+    outcome = ctx.outcome or ("ok" if status < 400 else "error")
+    log_exchange(notes=ctx.notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome,
                  **ctx.fields)
     at = bound()
     ctx.metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),

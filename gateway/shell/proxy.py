@@ -77,8 +77,9 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
     guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
         ctx.upstream.rest_bytes_guess if rest_agent else None
+    quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
     base = public_base(ctx.request, ctx.settings)
-    return Exchange(call, iface, quirks=ctx.settings.quirks, base_url=base, bindings=ctx.served_bindings,
+    return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
                     sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)

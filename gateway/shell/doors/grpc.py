@@ -212,7 +212,8 @@ class GrpcListener:
         base = listener_base(settings)
         rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
         sealer: Any = self.app.get(SEALER)
-        return Exchange(client, iface, quirks=settings.quirks, base_url=base, bindings=self.app[SERVED_BINDINGS],
+        quirks = self.upstream.quirks_for_agent(settings.quirks) if rest_agent else settings.quirks
+        return Exchange(client, iface, quirks=quirks, base_url=base, bindings=self.app[SERVED_BINDINGS],
                         sealer=sealer,
                         rest_bytes=self.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                         rest_bytes_guess=self.upstream.rest_bytes_guess if rest_agent else None,

@@ -13,6 +13,7 @@ from gateway.config.schema import BY_NAME, ENV_CONFIG_PATH, ENV_NAMES, ENV_PREFI
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    GrpcSettings,
     LimitsSettings,
     LogSettings,
     MigrationSettings,
@@ -36,6 +37,7 @@ __all__ = [
     "AdminSettings",
     "AguiSettings",
     "ConfigError",
+    "GrpcSettings",
     "Key",
     "LimitsSettings",
     "LogSettings",

@@ -38,6 +38,7 @@ from gateway.config.checks import (
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    GrpcSettings,
     LimitsSettings,
     LogSettings,
     MigrationSettings,
@@ -262,6 +263,11 @@ SECTIONS: dict[str, str] = {
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
+    "grpc": "The gRPC listener: both versions' A2AService on one port (the service tells the caller's "
+    "version: `a2a.v1.A2AService` is v0.3, `lf.a2a.v1.A2AService` is v1.0), every RPC through the same "
+    "translation, limits, logs, metrics and drain as the HTTP listener. Off unless `listen` is set; the "
+    "agent card then lists it (v1.0 `protocolBinding` GRPC, v0.3 `additionalInterfaces` transport GRPC). "
+    "With `[[routes]]` it serves no route (gRPC has no path prefix): the check refuses that combination.",
     "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
     "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
     "/workers (the worker processes). It is never served on the main listener.",
@@ -498,6 +504,14 @@ _TABLE: tuple[Key, ...] = (
     Key("log.level", "enum", "info",
         "Lowest level logged.",
         choices=("debug", "info", "warning", "error", "critical")),
+    Key("grpc.listen", "str", "",
+        "Address of the gRPC listener, HOST:PORT; empty (the default) disables it. Use 0.0.0.0:50051 in a "
+        "container.",
+        check=check_admin_listen, cli="--grpc-listen"),
+    Key("grpc.public_address", "str", "",
+        "The HOST:PORT clients dial for gRPC, as the agent card lists it; empty: the host of the public "
+        "URL (server.public_url, else the card request's) with the listener's port.",
+        check=check_admin_listen),
     Key("admin.listen", "str", "127.0.0.1:9090",
         "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
         "so that probes and Prometheus reach it, and keep it off public Services.",
@@ -613,6 +627,7 @@ SECTION_TYPES: dict[str, type] = {
     "task_index": TaskIndexSettings,
     "agui": AguiSettings,
     "log": LogSettings,
+    "grpc": GrpcSettings,
     "admin": AdminSettings,
     "tracing": TracingSettings,
     "migration": MigrationSettings,

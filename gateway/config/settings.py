@@ -115,6 +115,12 @@ class AguiSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class GrpcSettings(_Listens):
+    listen: str  # "" disables the gRPC listener
+    public_address: str  # HOST:PORT of the card's gRPC interfaces; "": derived
+
+
+@dataclass(frozen=True, slots=True)
 class AdminSettings(_Listens):
     listen: str  # "" disables the admin listener
 
@@ -164,6 +170,7 @@ class Settings:
     task_index: TaskIndexSettings
     agui: AguiSettings
     log: LogSettings
+    grpc: GrpcSettings
     admin: AdminSettings
     tracing: TracingSettings
     migration: MigrationSettings

@@ -29,7 +29,7 @@ from gateway.shell.keys import (
     SERVED_BINDINGS,
     UPSTREAM,
 )
-from gateway.shell.lifecycle import Lifecycle, Process
+from gateway.shell.lifecycle import Lifecycle, Listener, Process
 from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
 from gateway.shell.migration import Migration
 from gateway.shell.pipeline import deprecation_headers
@@ -84,7 +84,8 @@ def _serve_agent(app: web.Application, settings: Settings,
                  inject: Callable[[MutableMapping[str, str]], None] | None) -> None:
     """Serve one agent on `app` (the root app, or a route's sub-app holding its own UPSTREAM)."""
     app[UPSTREAM].inject = inject
-    app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST)
+    grpc = (Binding.GRPC,) if settings.grpc.listen and not settings.routes else ()  # gRPC serves [upstream]
+    app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST, *grpc)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
     app.router.add_post("/", jsonrpc.handle)
@@ -113,6 +114,13 @@ async def _upstream_ctx(app: web.Application) -> AsyncIterator[None]:
     with contextlib.suppress(asyncio.CancelledError):
         await refresher
     await upstream.close()
+
+
+def grpc_listener(app: web.Application, settings: Settings, *, reuse_port: bool = False) -> Listener:
+    """The gRPC listener of `app` (imported only when configured: grpcio stays out of an HTTP-only process)."""
+    from gateway.shell.doors.grpc import GrpcListener
+
+    return GrpcListener(app, settings, reuse_port=reuse_port)
 
 
 EXIT_CONFIG = 2
@@ -156,7 +164,8 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
     if worker is None and settings.admin.listen:
         admin = build_admin_app(ProcessStatus(lifecycle.readiness, app[METRICS].render,
                                               lambda: lifecycle.handled, app[MIGRATION].snapshot))
-    process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None)
+    listeners = (grpc_listener(app, settings, reuse_port=worker is not None),) if settings.grpc.listen else ()
+    process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None, listeners=listeners)
     host, port = settings.server.host, settings.server.port
     admin_at = (settings.admin.host, settings.admin.port) if admin is not None else None
     try:
@@ -167,6 +176,7 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         return EXIT_LISTEN
     agents: dict[str, object] = ({"routes": {r.name: r.upstream.url for r in settings.routes}} if settings.routes
                                  else {"upstream": settings.upstream.url})
-    log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None,
+    grpc_at = f"{settings.grpc.host}:{lifecycle.grpc_port}" if lifecycle.grpc_port is not None else None
+    log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None, grpc=grpc_at,
              **agents, worker=worker, loop=type(asyncio.get_running_loop()).__module__)
     return await process.run()

@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 from multidict import CIMultiDict
@@ -27,10 +27,11 @@ from gateway.observability import bind_exchange, bound, get_logger, log_exchange
 from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
-from gateway.shell.migration import deprecation
+from gateway.shell.migration import Migration, deprecation
 from gateway.shell.upstream import Upstream
 
-__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "deprecation_headers", "read_body", "respond",
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "deprecation_headers",
+           "read_body", "record", "respond",
            "serve"]
 
 log = get_logger("gateway.exchange")
@@ -111,6 +112,12 @@ class Context:
     @property
     def metrics(self) -> Metrics:
         return self.app[METRICS]
+
+    def caller_seen(self) -> SeenCaller | None:
+        caller = self.caller
+        if not isinstance(caller, A2ACaller):
+            return None
+        return SeenCaller(self.app[MIGRATION], self.request.headers, caller.version, caller.binding)
 
     @property
     def sealer(self) -> Any:
@@ -247,9 +254,39 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
     """Stamp the request id, write the one log line of the exchange and count it in the metrics."""
     if not response.prepared:
         response.headers["X-Request-Id"] = ctx.request_id
+    record(ctx, response.status)
+
+
+class Recorded(Protocol):
+    """What the log line and the metrics read of an exchange (a Context, or a gRPC door's call)."""
+
+    notes: list[Note]
+    fields: dict[str, Any]
+    outcome: str | None
+    started: float
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    def caller_seen(self) -> SeenCaller | None:
+        """The A2A caller, for the migration counts (None: not an A2A call)."""
+
+
+class SeenCaller(NamedTuple):
+    """An A2A caller as the migration counts see it: where it is counted, its headers (or gRPC metadata),
+    the version and binding it spoke."""
+
+    migration: Migration
+    headers: Mapping[str, str]
+    version: Version
+    binding: Binding
+
+
+def record(ctx: Recorded, status: int) -> None:
+    """The one log line of an exchange whose reply had `status` (HTTP, or the gRPC door's), and its metrics."""
     duration = time.monotonic() - ctx.started
-    outcome = ctx.outcome or ("ok" if response.status < 400 else "error")
-    log_exchange(notes=ctx.notes, status=response.status, duration_ms=round(duration * 1000, 2), outcome=outcome,
+    outcome = ctx.outcome or ("ok" if status < 400 else "error")
+    log_exchange(notes=ctx.notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome,
                  **ctx.fields)
     at = bound()
     ctx.metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),
@@ -258,9 +295,10 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
                          outcome=outcome, duration_s=duration, notes=ctx.notes)
     if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
         ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
-    if isinstance(ctx.caller, A2ACaller) and at.get("operation") != CARD_OPERATION:
-        ctx.app[MIGRATION].record(route=str(at.get("route", "default")), headers=ctx.request.headers,
-                                  version=ctx.caller.version.value, binding=ctx.caller.binding.value, notes=ctx.notes)
+    seen = ctx.caller_seen()
+    if seen is not None and at.get("operation") != CARD_OPERATION:
+        seen.migration.record(route=str(at.get("route", "default")), headers=seen.headers,
+                              version=seen.version.value, binding=seen.binding.value, notes=ctx.notes)
 
 
 async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:

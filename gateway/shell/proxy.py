@@ -33,7 +33,7 @@ from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import Relay, pump, start_stream
 from gateway.shell.task_index import remember
 from gateway.shell.upstream import read_bounded
-from gateway.shell.urls import public_base
+from gateway.shell.urls import grpc_target, public_base
 
 __all__ = ["Raw", "forward", "upstream_headers"]
 
@@ -114,8 +114,9 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
         ctx.upstream.rest_bytes_guess if rest_agent else None
     quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
-    return Exchange(call, iface, quirks=quirks, base_url=public_base(ctx.request, ctx.settings),
-                    bindings=ctx.served_bindings, sealer=ctx.sealer,
+    base = public_base(ctx.request, ctx.settings)
+    return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
+                    sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)
 

@@ -13,6 +13,7 @@ from gateway.config.schema import BY_NAME, ENV_CONFIG_PATH, ENV_NAMES, ENV_PREFI
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    CardSettings,
     LimitsSettings,
     LogSettings,
     PushSettings,
@@ -33,6 +34,7 @@ __all__ = [
     "SECTIONS",
     "AdminSettings",
     "AguiSettings",
+    "CardSettings",
     "ConfigError",
     "Key",
     "LimitsSettings",

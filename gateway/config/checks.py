@@ -130,6 +130,10 @@ def check_public_url(value: str) -> str:
     return check_http_url(value, what="the public URL").rstrip("/")
 
 
+def check_jwks_url(value: str) -> str:
+    return value if value == "" else check_http_url(value, what="the JWKS URL")
+
+
 def check_cidrs(value: tuple[str, ...]) -> tuple[Network, ...]:
     nets: list[Network] = []
     for item in value:

@@ -21,6 +21,7 @@ from gateway.config.checks import (
     check_cidrs,
     check_event_loop,
     check_headers,
+    check_jwks_url,
     check_listen,
     check_public_url,
     check_push_keys,
@@ -34,6 +35,7 @@ from gateway.config.checks import (
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    CardSettings,
     LimitsSettings,
     LogSettings,
     PushSettings,
@@ -257,6 +259,9 @@ SECTIONS: dict[str, str] = {
     "/workers (the worker processes). It is never served on the main listener.",
     "tracing": "OpenTelemetry tracing (the `otel` extra): a server span per request, and the W3C trace "
     "context (`traceparent`) passed to the upstream agent.",
+    "card": "Agent-card signatures (JWS over the card's RFC 8785 canonical form): checking the upstream "
+    "card's against known keys, and signing every card the gateway serves with its own key, published "
+    "as a JWKS at /.well-known/jwks.json.",
 }
 
 _MIB = 1024 * 1024
@@ -481,6 +486,23 @@ _TABLE: tuple[Key, ...] = (
         "variables; needs opentelemetry-exporter-otlp-proto-http, in the `otel` extra), \"console\" "
         "(stdout, for debugging), \"none\" (spans only propagate the trace context).",
         choices=("otlp", "console", "none")),
+    Key("card.signing_key_file", "str", "",
+        "PEM file of the private key the gateway signs the cards it serves with (EC P-256/P-384/P-521: "
+        "ES256/ES384/ES512, RSA: RS256, Ed25519: EdDSA); its public key is served at "
+        "/.well-known/jwks.json. Empty: served cards carry no signature (an upstream card's signatures "
+        "cannot survive the rewriting and are dropped, noted card_signature_dropped)."),
+    Key("card.signing_kid", "str", "",
+        "The `kid` of the gateway's signatures and JWKS entry; empty: the key's RFC 7638 thumbprint."),
+    Key("card.verify_key_files", "list", (),
+        "Files of the keys the upstream card's signatures are checked against: PEM public keys or "
+        "certificates, JWK or JWKS JSON files. With verify_jwks_url empty too, nothing is checked."),
+    Key("card.verify_jwks_url", "str", "",
+        "A JWKS URL the upstream card's signature keys are fetched from (kept for five minutes, fetched "
+        "again for an unknown `kid`). A signature's own `jku` is never followed.",
+        check=check_jwks_url),
+    Key("card.require_verified", "bool", False,
+        "Readiness fails while the upstream card carries no signature that verifies against the keys "
+        "above; false only reports it (in /readyz, the log and a metric)."),
 )  # fmt: skip
 
 
@@ -561,6 +583,7 @@ SECTION_TYPES: dict[str, type] = {
     "log": LogSettings,
     "admin": AdminSettings,
     "tracing": TracingSettings,
+    "card": CardSettings,
 }
 
 

@@ -117,6 +117,15 @@ class TracingSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class CardSettings:
+    signing_key_file: str  # "" : served cards are not signed
+    signing_kid: str       # "" : the key's RFC 7638 thumbprint
+    verify_key_files: tuple[str, ...]
+    verify_jwks_url: str
+    require_verified: bool
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     format: Literal["json", "console"]
     level: Literal["debug", "info", "warning", "error", "critical"]
@@ -145,4 +154,5 @@ class Settings:
     log: LogSettings
     admin: AdminSettings
     tracing: TracingSettings
+    card: CardSettings
     routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case

@@ -8,6 +8,7 @@ from gateway.core.types import Binding
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.metrics import Metrics
 from gateway.shell.push.sender import PushSender
+from gateway.shell.signing import CardSigner
 from gateway.shell.upstream import Upstream
 
 UPSTREAM = web.AppKey("upstream", Upstream)
@@ -19,3 +20,4 @@ LIFECYCLE = web.AppKey("lifecycle", Lifecycle)  # its `settings` are the ones in
 ROUTE_HOST = web.AppKey("route_host", str)  # a Host-matched [[routes]] sub-app's host
 ROUTE_NAME = web.AppKey("route_name", str)  # a [[routes]] sub-app's name (metrics, logs)
 ROUTE_PREFIX = web.AppKey("route_prefix", str)  # a [[routes]] sub-app's path prefix ("/agents/x")
+CARD_SIGNER = web.AppKey("card_signer", CardSigner)  # [card] signing_key_file set: signs the served cards

@@ -82,6 +82,9 @@ class Metrics:
                             "delivered, retry, rejected, refused, failed, …).", ("outcome",), registry=r)
         self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
                                       ("outcome",), registry=r)
+        self.card_signatures = Counter(PREFIX + "card_signature_checks", "Upstream agent-card signature checks "
+                                       "([card] verify keys) by result: valid, invalid, unsigned.", ("result",),
+                                       registry=r)
         self.config_reloads = _config_reloads(r)
         self.overloaded = Counter(PREFIX + "connection_limit_rejections", "Requests answered 503 "
                                   "GATEWAY_OVERLOADED because the gateway itself was saturated, by the limit "
@@ -144,6 +147,9 @@ class Metrics:
 
     def card_refresh(self, outcome: str) -> None:
         self.card_refreshes.labels(outcome).inc()
+
+    def card_signature(self, result: str) -> None:
+        self.card_signatures.labels(result).inc()
 
     def config_reload(self, outcome: str) -> None:
         self.config_reloads.labels(outcome).inc()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,11 +27,12 @@ from gateway.core.errors import (
 )
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.operations import Operation
-from gateway.core.types import Binding, Version
+from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger, log_notes
 
 if TYPE_CHECKING:
     from gateway.shell.metrics import Metrics
+    from gateway.shell.signing import Verdict
 
 log = get_logger("gateway.upstream")
 
@@ -110,6 +111,9 @@ class Upstream:
         self.rest_bytes_guess: RestBytes | None = None
         # tracing: writes the current trace context into outgoing headers (None: tracing off)
         self.inject: Callable[[MutableMapping[str, str]], None] | None = None
+        # [card] verification: checks the card as the agent served it (None: not checked), and its last verdict
+        self.verify: Callable[[JsonObj], Awaitable[Verdict]] | None = None
+        self.card_signature: Verdict | None = None
 
     # ---- lifecycle ----------------------------------------------------------------------------
 
@@ -211,13 +215,27 @@ class Upstream:
             if reply.status != 200:
                 raise UpstreamUnavailable(f"agent card answered HTTP {reply.status}")
             cx = Cx()
-            card = read_upstream_card(jsoncodec.loads(reply.body), cx)
+            raw = jsoncodec.loads(reply.body)
+            card = read_upstream_card(raw, cx)
+            if self.verify is not None:
+                await self._check_signature(raw)
             self.rest_bytes_guess = rest_bytes_of_server(reply.headers.get("Server"))
             log_notes(log, cx.notes, event="upstream_card_notes")
             log.info("upstream_card", interfaces=[f"{i.version.value} {i.binding.value} {i.url}"
                                                   for i in card.interfaces])
             return card
         raise last
+
+    async def _check_signature(self, raw: JsonObj) -> None:
+        """Check the card's signatures; the verdict is kept (readiness), logged when it changes and counted."""
+        assert self.verify is not None
+        verdict = await self.verify(raw)
+        if self.metrics is not None:
+            self.metrics.card_signature(verdict.result)
+        if verdict != self.card_signature:
+            (log.info if verdict.ok else log.warning)("upstream_card_signature", result=verdict.result,
+                                                       detail=verdict.detail)
+        self.card_signature = verdict
 
     async def refresh_forever(self) -> None:
         """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure, at

@@ -154,10 +154,26 @@ def build_cards(
     return card, extended
 
 
+def sign_card(card: AgentCard, key_file: str, kid: str, tamper: bool) -> None:
+    """Sign the public card with the SDK's own signer (ES256, a PEM private key); `tamper` then alters the
+    signature's bytes, as a man in the middle would."""
+    from a2a.utils.signing import create_agent_card_signer
+
+    with open(key_file, "rb") as f:
+        key = f.read()
+    create_agent_card_signer(key, {"alg": "ES256", "kid": kid, "jku": None, "typ": "JOSE"})(card)
+    if tamper:
+        sig = card.signatures[0].signature
+        card.signatures[0].signature = ("B" if sig[0] == "A" else "A") + sig[1:]
+
+
 def build_app(
-    base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None
+    base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None,
+    sign: tuple[str, str, bool] | None = None,
 ) -> Starlette:
     card, extended = build_cards(base, rest_preferred, compat, grpc_url)
+    if sign is not None:
+        sign_card(card, *sign)
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
         agent_executor=ScriptedExecutor(),
@@ -190,11 +206,15 @@ def main() -> None:
     parser.add_argument(
         "--compat", action="store_true", help="enable the SDK's v0.3 compat layer (off by default)"
     )
+    parser.add_argument("--sign-key", help="sign the public card (ES256) with this PEM private key")
+    parser.add_argument("--sign-kid", default="agent-key", help="the signature's kid")
+    parser.add_argument("--tamper-signature", action="store_true", help="alter the signature after signing")
     args = parser.parse_args()
     sock = common.bind(args.host, args.port)
     base = f"http://{args.host}:{sock.getsockname()[1]}"
     if not args.grpc:
-        common.serve(build_app(base, args.rest, args.compat), sock)
+        sign = (args.sign_key, args.sign_kid, args.tamper_signature) if args.sign_key else None
+        common.serve(build_app(base, args.rest, args.compat, sign=sign), sock)
         return
 
     async def start() -> Starlette:

@@ -97,9 +97,10 @@ def start_agent(
     compat: bool = False,
     grpc: bool = False,
     ready_timeout: float = READY_TIMEOUT_S,
+    extra: tuple[str, ...] = (),
 ) -> Agent:
     """Start `agent_<generation>.py` in its venv and wait until it listens (port None: a free one);
-    `grpc`: it serves gRPC too, on a port of its own that its card names."""
+    `grpc`: it serves gRPC too, on a port of its own that its card names; `extra`: more of its flags."""
     args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_{generation}.py"), "--port", str(port or 0)]
     if rest_preferred:
         args.append("--rest")
@@ -109,6 +110,7 @@ def start_agent(
         if generation != "v10":
             raise ValueError("--compat exists on the v1.0 agent only")
         args.append("--compat")
+    args.extend(extra)
     fd, log_name = tempfile.mkstemp(prefix=f"peer-agent-{generation}-", suffix=".log")
     with os.fdopen(fd, "w") as log:
         process = subprocess.Popen(

@@ -435,7 +435,7 @@ rest_v03_status_table = "py03"
 
 def test_bad_quirk_enum(toml: WriteToml) -> None:
     message = error(toml('[quirks]\nrest_push_create_body = "body"'))
-    assert message.startswith('quirks.rest_push_create_body: must be one of "config", "request"')
+    assert message.startswith('quirks.rest_push_create_body: must be one of "auto", "config", "request"')
 
 
 # --- schema as data ---------------------------------------------------------------------------------

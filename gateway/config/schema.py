@@ -532,7 +532,9 @@ _QUIRK_DOCS: dict[str, str] = {
     "rest_push_create_body":
         "Body of the v0.3 HTTP+JSON push-config create call sent to v0.3 agents: \"config\", the v0.3 "
         "proto's `TaskPushNotificationConfig` (as the JS SDK sends it); \"request\", a "
-        "`CreateTaskPushNotificationConfigRequest`, as a2a-sdk 0.3 for Python has it.",
+        "`CreateTaskPushNotificationConfigRequest`, as a2a-sdk 0.3 for Python has it; \"auto\", the "
+        "request when the agent's Server header names the servers a2a-sdk for Python runs on (uvicorn, "
+        "hypercorn, ...), the config otherwise.",
     "rest_subscribe_verb":
         "HTTP method of the v0.3 HTTP+JSON subscribe call sent to v0.3 agents: GET (the v0.3 proto's "
         "annotation, and what a2a-sdk 0.3 for Python serves) or POST (the v0.3 specification's text, and "

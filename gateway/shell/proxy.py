@@ -77,7 +77,8 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
     guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
         ctx.upstream.rest_bytes_guess if rest_agent else None
-    return Exchange(call, iface, quirks=ctx.settings.quirks, base_url=public_base(ctx.request, ctx.settings),
+    quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
+    return Exchange(call, iface, quirks=quirks, base_url=public_base(ctx.request, ctx.settings),
                     bindings=ctx.served_bindings, sealer=ctx.sealer,
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)

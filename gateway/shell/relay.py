@@ -16,7 +16,7 @@ from multidict import CIMultiDict
 from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
-from gateway.shell.lifecycle import Drained, Lifecycle
+from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
 
 log = get_logger("gateway.relay")
 
@@ -118,82 +118,119 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
     ends it after its last complete event (`: draining`). `keepalive` is written after `heartbeat`
     seconds without a write; while the relay is `holding`, `release()` is called once the upstream
     has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
-    written = 0
-    reader = upstream.content
     handle = None
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, PassThrough) else "translated"
-        handle = lifecycle.stream(reader, relay, mode)
-    last_upstream = last_write = time.monotonic()
-    try:
-        while not relay.done:
-            if handle is not None and handle.stopping and handle.at_boundary:
-                written += await _write(response, relay.release() + DRAINING)
-                break
-            now = time.monotonic()
-            deadlines = [last_upstream + idle_timeout]
-            # a keep-alive comment never goes inside a pass-through event the agent has not finished
-            beat = heartbeat > 0 and getattr(relay, "at_boundary", True)
-            if beat:
-                deadlines.append(last_write + heartbeat)
-            if relay.holding:
-                deadlines.append(last_upstream + hold_seconds)
-            wait = max(0.0, min(deadlines) - now)
-            try:
-                chunk = await asyncio.wait_for(reader.readany(), timeout=wait)
-            except TimeoutError:
-                now = time.monotonic()
-                if now >= last_upstream + idle_timeout:
-                    if handle is not None:
-                        handle.upstream_error("timeout")
-                    out = relay.fail(UpstreamTimeout(f"upstream stream idle for {idle_timeout:g} s"))
-                    written += await _write(response, out)
+        handle = lifecycle.stream(upstream.content, relay, mode)
+    return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
+                       keepalive=keepalive, hold_seconds=hold_seconds).run()
+
+
+class _Pump:
+    """One stream's relay loop (see pump): what it waits for next, and what a chunk, a quiet upstream, a
+    broken upstream and the end do; `written` counts the bytes the client was sent."""
+
+    def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
+                 handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
+                 hold_seconds: float) -> None:
+        self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
+        self.handle, self.heartbeat, self.idle_timeout = handle, heartbeat, idle_timeout
+        self.keepalive, self.hold_seconds = keepalive, hold_seconds
+        self.written = 0
+        self.last_upstream = self.last_write = time.monotonic()
+        self.beat = False  # whether the current wait includes the keep-alive deadline
+
+    async def run(self) -> int:
+        relay, handle = self.relay, self.handle
+        try:
+            while not relay.done:
+                if handle is not None and handle.stopping and handle.at_boundary:
+                    await self.write(relay.release() + DRAINING)
                     break
-                if relay.holding and now >= last_upstream + hold_seconds:
-                    out = relay.release()
-                elif beat and now >= last_write + heartbeat:
-                    out = keepalive
-                else:
-                    continue
-                if out:
-                    written += await _write(response, out)
-                    last_write = time.monotonic()
-                continue
-            except aiohttp.ClientError as exc:
-                if handle is not None:
-                    handle.upstream_error("stream_broken")
-                written += await _write(response, relay.fail(
-                    UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")))
-                break
-            except Drained:  # the drain woke the loop: the check at its top ends the stream
-                continue
-            if not chunk:  # upstream EOF
-                written += await _write(response, relay.close())
-                break
-            last_upstream = time.monotonic()
-            for start in range(0, len(chunk), FEED_BYTES):
                 try:
-                    out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
-                except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
-                    log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
-                    out = relay.fail(GatewayError(f"internal error: {type(exc).__name__}"))
-                    written += await _write(response, out)
+                    chunk = await asyncio.wait_for(self.reader.readany(), timeout=self.wait())
+                except TimeoutError:
+                    if await self.quiet():
+                        break
+                    continue
+                except aiohttp.ClientError as exc:
+                    broke = UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")
+                    await self.fail("stream_broken", broke)
                     break
-                if out:
-                    written += await _write(response, out)
-                    last_write = time.monotonic()
-                    if handle is not None:
-                        handle.sync()
-                if _ended(relay):
+                except Drained:  # the drain woke the loop: the check at its top ends the stream
+                    continue
+                if not chunk:  # upstream EOF
+                    await self.write(relay.close())
                     break
-    finally:
-        if handle is not None:
-            handle.close()
-        if reader.at_eof():
-            upstream.release()
+                await self.chunk(chunk)
+        finally:
+            self.finish()
+        return self.written
+
+    def wait(self) -> float:
+        """Seconds until the first deadline: the idle timeout, the keep-alive, the lookahead's hold."""
+        deadlines = [self.last_upstream + self.idle_timeout]
+        # a keep-alive comment never goes inside a pass-through event the agent has not finished
+        self.beat = self.heartbeat > 0 and getattr(self.relay, "at_boundary", True)
+        if self.beat:
+            deadlines.append(self.last_write + self.heartbeat)
+        if self.relay.holding:
+            deadlines.append(self.last_upstream + self.hold_seconds)
+        return max(0.0, min(deadlines) - time.monotonic())
+
+    async def quiet(self) -> bool:
+        """A deadline passed with nothing from upstream: fail on the idle timeout (True: the stream is
+        over), else release what the lookahead holds or send a keep-alive."""
+        now = time.monotonic()
+        if now >= self.last_upstream + self.idle_timeout:
+            await self.fail("timeout", UpstreamTimeout(f"upstream stream idle for {self.idle_timeout:g} s"))
+            return True
+        if self.relay.holding and now >= self.last_upstream + self.hold_seconds:
+            out = self.relay.release()
+        elif self.beat and now >= self.last_write + self.heartbeat:
+            out = self.keepalive
+        else:
+            return False
+        if out:
+            await self.write(out)
+            self.last_write = time.monotonic()
+        return False
+
+    async def chunk(self, chunk: bytes) -> None:
+        """Feed an upstream chunk through the relay (in FEED_BYTES pieces) and write what it gives."""
+        relay, handle = self.relay, self.handle
+        self.last_upstream = time.monotonic()
+        for start in range(0, len(chunk), FEED_BYTES):
+            try:
+                out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
+            except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
+                log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
+                await self.write(relay.fail(GatewayError(f"internal error: {type(exc).__name__}")))
+                return
+            if out:
+                await self.write(out)
+                self.last_write = time.monotonic()
+                if handle is not None:
+                    handle.sync()
+            if _ended(relay):
+                return
+
+    async def fail(self, kind: str, error: GatewayError) -> None:
+        """The upstream failed (`kind` counted on the stream): the relay's error frame ends the stream."""
+        if self.handle is not None:
+            self.handle.upstream_error(kind)
+        await self.write(self.relay.fail(error))
+
+    async def write(self, data: bytes) -> None:
+        self.written += await _write(self.response, data)
+
+    def finish(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+        if self.reader.at_eof():
+            self.upstream.release()
         else:  # the client left, the relay ended early, or the upstream broke: drop the connection
-            upstream.close()
-    return written
+            self.upstream.close()
 
 
 def _ended(relay: Relay) -> bool:

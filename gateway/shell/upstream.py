@@ -27,6 +27,7 @@ from gateway.core.errors import (
 )
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.operations import Operation
+from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger, log_notes
 
@@ -109,11 +110,22 @@ class Upstream:
         self.rest_bytes: dict[str, RestBytes] = {}
         # …and the one its server software suggests before any reply showed it (the card's Server header)
         self.rest_bytes_guess: RestBytes | None = None
+        # the quirks in force with their "auto" choices made for this agent (Quirks.for_agent), by the
+        # quirks object they were made from: a reload brings a new one
+        self._agent_quirks: tuple[Quirks, Quirks] | None = None
         # tracing: writes the current trace context into outgoing headers (None: tracing off)
         self.inject: Callable[[MutableMapping[str, str]], None] | None = None
         # [card] verification: checks the card as the agent served it (None: not checked), and its last verdict
         self.verify: Callable[[JsonObj], Awaitable[Verdict]] | None = None
         self.card_signature: Verdict | None = None
+
+    def quirks_for_agent(self, quirks: Quirks) -> Quirks:
+        """`quirks` with their "auto" choices made for this agent: a2a-sdk for Python's server software
+        (the card's Server header, as for the file bytes) or not. Made once per card and quirks object."""
+        made = self._agent_quirks
+        if made is None or made[0] is not quirks:
+            made = self._agent_quirks = (quirks, quirks.for_agent(self.rest_bytes_guess == "double"))
+        return made[1]
 
     # ---- lifecycle ----------------------------------------------------------------------------
 
@@ -220,6 +232,7 @@ class Upstream:
             if self.verify is not None:
                 await self._check_signature(raw)
             self.rest_bytes_guess = rest_bytes_of_server(reply.headers.get("Server"))
+            self._agent_quirks = None
             log_notes(log, cx.notes, event="upstream_card_notes")
             log.info("upstream_card", interfaces=[f"{i.version.value} {i.binding.value} {i.url}"
                                                   for i in card.interfaces])

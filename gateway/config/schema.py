@@ -343,6 +343,18 @@ _TABLE: tuple[Key, ...] = (
         "comma-separated Name=value pairs (values cannot contain commas); it replaces the whole "
         "table.",
         check=check_headers, example='{ Authorization = "Bearer <token>" }'),
+    Key("upstream.retry_attempts", "int", 10,
+        "How many times a call is sent again when it provably never reached the agent (the connection was "
+        "refused or could not be opened, the pooled connection had been closed by the agent before a byte "
+        "was written, or the agent reset it with the request unread), as when an agent restarts or a rolling "
+        "update replaces its pods; read-only calls (GetTask, ListTasks, push-config reads, the card) also on "
+        "502, 503, 504 and on a connection lost after sending. Never a SendMessage the agent may have seen. "
+        "Each retry waits (see retry_backoff_seconds) and all stay within the call's own deadline; 0 disables retries.",
+        check=NON_NEGATIVE),
+    Key("upstream.retry_backoff_seconds", "float", 0.05,
+        "The wait before the first retry; it doubles with each one, up to 1 second, with jitter (the "
+        "default's ten retries span about 3 to 6.5 seconds).",
+        check=POSITIVE),
     Key("upstream.timeout.connect", "float", 5.0,
         "Time to open a connection to the upstream agent.",
         check=POSITIVE),

@@ -61,6 +61,8 @@ class UpstreamSettings:
     card_refresh_seconds: float
     card_retry_seconds: float
     headers: Mapping[str, str]
+    retry_attempts: int
+    retry_backoff_seconds: float
     timeout: TimeoutSettings
 
 

@@ -78,6 +78,11 @@ class Metrics:
         self.upstream_errors = Counter(
             PREFIX + "upstream_errors", "Failed upstream calls by kind: connect, timeout, bad_reply, "
             "http_5xx, stream_broken.", ("kind",), registry=r)
+        self.upstream_retries = Counter(
+            PREFIX + "upstream_retries", "Upstream calls sent again, by reason: connect (no connection "
+            "could be opened), dead_connection (the pooled one was closed before a byte was written), reset "
+            "(the agent reset the connection with the request unread), and for read-only calls "
+            "disconnected, http_502, http_503, http_504.", ("reason",), registry=r)
         self.push = Counter(PREFIX + "push_deliveries", "Push-relay events by outcome (received, "
                             "delivered, retry, rejected, refused, failed, …).", ("outcome",), registry=r)
         self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
@@ -134,6 +139,9 @@ class Metrics:
 
     def upstream_error(self, kind: str) -> None:
         self.upstream_errors.labels(kind).inc()
+
+    def upstream_retry(self, reason: str) -> None:
+        self.upstream_retries.labels(reason).inc()
 
     def overload(self, limit: str) -> None:
         """A request refused because the gateway reached `limit` (a key of OVERLOAD_LIMITS)."""

@@ -55,7 +55,7 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
     if is_passthrough(call.version, iface.version, call.binding, iface.binding):
         ctx.fields["passthrough"] = True
-        response = await pass_through(ctx, iface, raw, call.op.streaming)
+        response = await pass_through(ctx, iface, raw, call.op.streaming, call.op.read_only)
         if not (others and call.binding is Binding.REST and isinstance(response, web.Response)
                 and route_missing(response.status, response.body)):
             return response
@@ -135,7 +135,7 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
     while True:
         url = _url(exchange.upstream, out.path)
         reply = await ctx.upstream.request(out.method, url, headers=upstream_headers(ctx, exchange.upstream),
-                                           body=out.body, query=out.query)
+                                           body=out.body, query=out.query, read_only=exchange.op.read_only)
         status, headers, body = reply.status, reply.headers, reply.body
         if fallback and exchange.upstream.binding is Binding.REST and route_missing(status, body):
             raise RouteMissing
@@ -158,7 +158,7 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
     headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
     resp = await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
-                                   body=out.body, query=out.query)
+                                   body=out.body, query=out.query, read_only=exchange.op.read_only)
     client = exchange.call.version
     try:
         if resp.status != 200 or resp.content_type != "text/event-stream":
@@ -197,7 +197,8 @@ async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientRe
     return written
 
 
-async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool) -> web.StreamResponse:
+async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool,
+                       read_only: bool = False) -> web.StreamResponse:
     """Same version and binding on both sides: bytes go through untouched, both ways."""
     client = iface.version
     headers = upstream_headers(ctx, iface)
@@ -205,7 +206,8 @@ async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool
         headers["Content-Type"] = ctx.request.headers["Content-Type"]
     url = _url(iface, raw.path)
     if not streaming:
-        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                           read_only=read_only)
         ctx.outcome = "ok" if reply.status < 400 else "error"
         response = web.Response(body=reply.body, status=reply.status,
                                 headers=client_response_headers(reply.headers, client))
@@ -213,7 +215,8 @@ async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool
             response.content_type = reply.headers.get("Content-Type", JSON).split(";")[0]
         return response
     headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
-    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                   read_only=read_only)
     try:
         if resp.content_type != "text/event-stream":
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)

@@ -239,7 +239,8 @@ async def _fetch_task(app: web.Application, need: NeedTask, cx: Cx) -> JsonObj:
                                            content_type=ctype)
         headers["Accept"] = JSON
         url = iface.url if not out.path else iface.url.rstrip("/") + out.path
-        reply = await upstream.request(out.method, url, headers=headers, body=out.body, query=out.query)
+        reply = await upstream.request(out.method, url, headers=headers, body=out.body, query=out.query,
+                                       read_only=True)   # a GetTask
         return fetched_task(exchange.read_reply(reply.status, reply.body))
     finally:
         cx.notes.extend(exchange.notes)

@@ -13,6 +13,8 @@ from gateway.config.schema import BY_NAME, ENV_CONFIG_PATH, ENV_NAMES, ENV_PREFI
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    AuthSettings,
+    CallersSettings,
     CardSettings,
     LimitsSettings,
     LogSettings,
@@ -34,6 +36,8 @@ __all__ = [
     "SECTIONS",
     "AdminSettings",
     "AguiSettings",
+    "AuthSettings",
+    "CallersSettings",
     "CardSettings",
     "ConfigError",
     "Key",

@@ -22,6 +22,7 @@ from gateway.config.checks import (
     check_event_loop,
     check_headers,
     check_jwks_url,
+    check_jwt_algorithms,
     check_listen,
     check_public_url,
     check_push_keys,
@@ -35,6 +36,8 @@ from gateway.config.checks import (
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    AuthSettings,
+    CallersSettings,
     CardSettings,
     LimitsSettings,
     LogSettings,
@@ -262,6 +265,14 @@ SECTIONS: dict[str, str] = {
     "card": "Agent-card signatures (JWS over the card's RFC 8785 canonical form): checking the upstream "
     "card's against known keys, and signing every card the gateway serves with its own key, published "
     "as a JWKS at /.well-known/jwks.json.",
+    "auth": "Caller authentication at the gateway (off unless a JWKS URL or API keys are set): every A2A "
+    "and AG-UI request needs a JWT bearer token that verifies against the JWKS, or a known API key; "
+    "others are answered 401 (403 for a token of another issuer or audience) in the caller's own error "
+    "shape, with `WWW-Authenticate`. The public agent card and the JWKS stay public; the extended card "
+    "is a call like any other. A [[routes]] entry may set its own.",
+    "callers": "Per-caller limits (each off at 0), per replica: a caller is the authenticated subject, "
+    "else the value of identity_header. Over a limit the caller is answered 429 with Retry-After in its "
+    "own error shape. A [[routes]] entry may set its own.",
 }
 
 _MIB = 1024 * 1024
@@ -515,6 +526,51 @@ _TABLE: tuple[Key, ...] = (
     Key("card.require_verified", "bool", False,
         "Readiness fails while the upstream card carries no signature that verifies against the keys "
         "above; false only reports it (in /readyz, the log and a metric)."),
+    Key("auth.jwks_url", "str", "",
+        "JWKS URL of the keys caller JWTs (`Authorization: Bearer`) are signed with; fetched at start, "
+        "kept for five minutes, fetched again for an unknown `kid`. Empty: no JWT is accepted.",
+        check=check_jwks_url),
+    Key("auth.issuer", "str", "",
+        "The `iss` a caller's JWT must carry; empty: any."),
+    Key("auth.audience", "str", "",
+        "The `aud` a caller's JWT must include; empty: a token naming an audience is refused."),
+    Key("auth.algorithms", "list", ("RS256", "ES256", "EdDSA"),
+        "JWS algorithms accepted for caller JWTs (asymmetric only).",
+        check=check_jwt_algorithms),
+    Key("auth.leeway_seconds", "float", 30.0,
+        "Clock skew allowed on a JWT's `exp` and `nbf`.",
+        check=NON_NEGATIVE),
+    Key("auth.api_keys", "list", (),
+        "API keys accepted in api_key_header, each `name:key` (the name is the caller's subject) or a bare "
+        "key. From the environment: comma-separated."),
+    Key("auth.api_keys_file", "str", "",
+        "A file of API keys, one `name:key` or bare key a line (`#` starts a comment), read at start."),
+    Key("auth.api_key_header", "str", "X-API-Key",
+        "The request header an API key comes in."),
+    Key("auth.forward_credentials", "bool", True,
+        "Pass the caller's Authorization and API key headers on to the agent; false strips them (the "
+        "agent then sees only upstream.headers)."),
+    Key("callers.identity_header", "str", "User-Agent",
+        "Who an unauthenticated caller is, for its limits: the value of this request header (absent: "
+        "its address)."),
+    Key("callers.requests_per_second", "float", 0.0,
+        "Requests per second each caller may make, as a token bucket of `burst`; 0: no limit.",
+        check=NON_NEGATIVE),
+    Key("callers.burst", "int", 20,
+        "How many requests a caller may make at once before requests_per_second paces it.",
+        check=ONE_OR_MORE),
+    Key("callers.max_streams", "int", 0,
+        "Streams (SSE: streamed sends, subscriptions, AG-UI runs) each caller may have open at once; 0: no "
+        "limit.",
+        check=NON_NEGATIVE),
+    Key("callers.max_stream_seconds", "float", 0.0,
+        "Longest a caller's stream is relayed; past it the stream ends after its last complete event (a "
+        "`: draining` comment, as on shutdown). 0: no limit.",
+        check=NON_NEGATIVE),
+    Key("callers.max_stream_bytes", "int", 0,
+        "Most bytes a caller's stream is sent; past it the stream ends after its last complete event. 0: "
+        "no limit.",
+        check=NON_NEGATIVE),
 )  # fmt: skip
 
 
@@ -598,6 +654,8 @@ SECTION_TYPES: dict[str, type] = {
     "admin": AdminSettings,
     "tracing": TracingSettings,
     "card": CardSettings,
+    "auth": AuthSettings,
+    "callers": CallersSettings,
 }
 
 
@@ -639,8 +697,12 @@ ROUTE_KEYS: tuple[RouteKey, ...] = (
              "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
     RouteKey("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
              "`[quirks]`."),
+    RouteKey("auth", "table", "`[auth]`", "Any `[auth]` key, as `[routes.auth]`; keys not set inherit `[auth]`."),
+    RouteKey("callers", "table", "`[callers]`", "Any `[callers]` key, as `[routes.callers]`; keys not set "
+             "inherit `[callers]`."),
 )
-ROUTED_SECTIONS = ("upstream", "quirks")  # the sections a route may set (and the tables among its keys)
+# the sections a route may set (and the tables among its keys)
+ROUTED_SECTIONS = ("upstream", "quirks", "auth", "callers")
 
 
 # --- the schema agrees with itself -----------------------------------------------------------------

@@ -128,6 +128,38 @@ class CardSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class AuthSettings:
+    jwks_url: str
+    issuer: str
+    audience: str
+    algorithms: tuple[str, ...]
+    leeway_seconds: float
+    api_keys: tuple[str, ...] = dataclasses.field(repr=False)
+    api_keys_file: str
+    api_key_header: str
+    forward_credentials: bool
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.jwks_url or self.api_keys or self.api_keys_file)
+
+
+@dataclass(frozen=True, slots=True)
+class CallersSettings:
+    identity_header: str
+    requests_per_second: float
+    burst: int
+    max_streams: int
+    max_stream_seconds: float
+    max_stream_bytes: int
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.requests_per_second or self.max_streams or self.max_stream_seconds
+                    or self.max_stream_bytes)
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     format: Literal["json", "console"]
     level: Literal["debug", "info", "warning", "error", "critical"]
@@ -143,6 +175,8 @@ class RouteSettings:
     host: str  # "" (any) or a lower-case host name, matched without the port
     upstream: UpstreamSettings
     quirks: Quirks
+    auth: AuthSettings
+    callers: CallersSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,4 +191,6 @@ class Settings:
     admin: AdminSettings
     tracing: TracingSettings
     card: CardSettings
+    auth: AuthSettings
+    callers: CallersSettings
     routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case

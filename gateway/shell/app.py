@@ -17,8 +17,10 @@ from gateway.core.types import Binding
 from gateway.observability import get_logger
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.doors import agui, card, jsonrpc, rest
+from gateway.shell.guard import Guard
 from gateway.shell.keys import (
     CARD_SIGNER,
+    GUARD,
     LIFECYCLE,
     METRICS,
     PUSH_SENDER,
@@ -90,6 +92,10 @@ def _serve_agent(app: web.Application, settings: Settings,
     if edge.signer is not None:
         app[CARD_SIGNER] = edge.signer
         app.router.add_get(JWKS_PATH, card.jwks)
+    guard = Guard.of(settings)   # this agent's [auth] and [callers] (a route's own)
+    if guard is not None:
+        app[GUARD] = guard
+        app.cleanup_ctx.append(guard.cleanup_ctx)
     app.router.add_post("/", jsonrpc.handle)
     if app.get(ROUTE_PREFIX):
         app.router.add_post("", jsonrpc.handle)  # the route's prefix itself, as its card says

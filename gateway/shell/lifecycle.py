@@ -119,7 +119,7 @@ class StreamHandle:
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
 RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.idle_timeout_seconds", "admin.",
                     "tracing.", "push.", "agui.", "card.",
-                    "routes")
+                    "auth.", "callers.", "routes")
 # with [[routes]], every route's settings (and the [upstream]/[quirks] keys they inherit) are fixed too
 ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.")
 

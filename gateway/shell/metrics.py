@@ -96,6 +96,9 @@ class Metrics:
                                   "reached: limits.max_client_connections, limits.max_connections (unary "
                                   "calls' pool) or limits.max_stream_connections (streams' pool).", ("limit",),
                                   registry=r)
+        self.edge_refusals = Counter(PREFIX + "edge_refusals", "Requests the edge refused before their door: "
+                                     "unauthenticated (401), permission_denied (403), rate_limited (429).",
+                                     ("reason",), registry=r)
         self.client_timeouts = Counter(PREFIX + "client_timeouts", "Client connections closed because the "
                                        "client was too slow, by phase: headers (server.header_timeout_seconds), "
                                        "body (server.body_timeout_seconds).", ("phase",), registry=r)
@@ -146,6 +149,9 @@ class Metrics:
     def overload(self, limit: str) -> None:
         """A request refused because the gateway reached `limit` (a key of OVERLOAD_LIMITS)."""
         self.overloaded.labels(limit).inc()
+
+    def edge_refusal(self, reason: str) -> None:
+        self.edge_refusals.labels(reason).inc()
 
     def client_timeout(self, phase: str) -> None:
         self.client_timeouts.labels(phase).inc()

@@ -50,6 +50,13 @@ class RouteMissing(Exception):
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """Carry `call` to the best of the agent's interfaces: a pass-through when it speaks the caller's version
     and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route."""
+    if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
+        with ctx.stream_slot():
+            return await _forward(ctx, call, raw)
+    return await _forward(ctx, call, raw)
+
+
+async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
     iface, *others = ifaces
     ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
@@ -191,7 +198,7 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay: Relay) -> int:
-    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
+    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
                          lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()
     return written

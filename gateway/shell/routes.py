@@ -79,7 +79,8 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
     404 for paths no route matches. `serve(sub, route_settings)` adds the agent's handlers."""
     root = app[LIFECYCLE]
     for route in sorted(settings.routes, key=_order):
-        own = dataclasses.replace(settings, upstream=route.upstream, quirks=route.quirks, routes=())
+        own = dataclasses.replace(settings, upstream=route.upstream, quirks=route.quirks, auth=route.auth,
+                                  callers=route.callers, routes=())
         sub = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
         sub[METRICS] = app[METRICS]
         sub[ROUTE_NAME] = route.name

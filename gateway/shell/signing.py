@@ -7,15 +7,12 @@ cards it serves, and the upstream card's signatures checked against configured k
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import aiohttp
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
@@ -36,16 +33,11 @@ from gateway.core.signing import (
     with_signatures,
 )
 from gateway.core.types import JsonObj
-from gateway.observability import get_logger
+from gateway.shell.jwks import RemoteJwks
 
 __all__ = ["JWKS_PATH", "CardSigner", "CardVerifier", "Verdict"]
 
-log = get_logger("gateway.signing")
-
 JWKS_PATH = "/.well-known/jwks.json"
-JWKS_TTL_SECONDS = 300.0     # a fetched JWKS is used this long…
-JWKS_RETRY_SECONDS = 30.0    # …and fetched again for an unknown kid at most this often
-_JWKS_MAX_BYTES = 1024 * 1024
 _ALGS: dict[str, Algorithm] = get_default_algorithms()
 _EC_ALGS = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}
 
@@ -133,7 +125,11 @@ def _keys_of_jwks(data: Any, where: str) -> list[_Key]:
             [PyJWK.from_dict(data)]
     except (PyJWKError, PyJWKSetError, ValueError, TypeError, KeyError) as exc:
         raise ValueError(f"{where}: not a usable JWK or JWKS ({exc})") from None
-    return [_Key(k.key_id, k.algorithm_name if k.Algorithm is not None else None, k.key) for k in found]
+    return [_of_jwk(k) for k in found]
+
+
+def _of_jwk(jwk: PyJWK) -> _Key:
+    return _Key(jwk.key_id, jwk.algorithm_name if jwk.Algorithm is not None else None, jwk.key)
 
 
 def load_key_file(path: str) -> list[_Key]:
@@ -151,11 +147,7 @@ class CardVerifier:
 
     def __init__(self, keys: Sequence[_Key], jwks_url: str = "") -> None:
         self._static = list(keys)
-        self.jwks_url = jwks_url
-        self._fetched: list[_Key] = []
-        self._fetched_at = -1e9
-        self._lock = asyncio.Lock()
-        self._session: aiohttp.ClientSession | None = None
+        self.remote = RemoteJwks(jwks_url, "card.verify_jwks_url") if jwks_url else None
 
     @classmethod
     def from_settings(cls, card: CardSettings) -> CardVerifier | None:
@@ -173,8 +165,8 @@ class CardVerifier:
         return cls(keys, card.verify_jwks_url)
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        if self.remote is not None:
+            await self.remote.close()
 
     async def check(self, card: JsonObj) -> Verdict:
         """The verdict on `card` as the agent served it (its own dialect, signatures included)."""
@@ -216,27 +208,7 @@ class CardVerifier:
         return f"the signature by kid {sig.kid!r} ({sig.alg}) does not verify"
 
     async def _keys_for(self, kid: str | None) -> list[_Key]:
-        def matching(keys: list[_Key]) -> list[_Key]:
-            return [k for k in keys if kid is None or k.kid in (None, kid)]
-        found = matching(self._static) + matching(self._fetched)
-        if not self.jwks_url:
-            return found
-        age = time.monotonic() - self._fetched_at
-        if age > JWKS_TTL_SECONDS or (not found and age > JWKS_RETRY_SECONDS):
-            await self._fetch()
-            found = matching(self._static) + matching(self._fetched)
+        found = [k for k in self._static if kid is None or k.kid in (None, kid)]
+        if self.remote is not None:
+            found += [_of_jwk(k) for k in await self.remote.keys(kid)]
         return found
-
-    async def _fetch(self) -> None:
-        async with self._lock:
-            self._fetched_at = time.monotonic()
-            if self._session is None:
-                self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
-            try:
-                async with self._session.get(self.jwks_url, allow_redirects=False) as resp:
-                    body = await resp.content.read(_JWKS_MAX_BYTES + 1)
-                    if resp.status != 200 or len(body) > _JWKS_MAX_BYTES:
-                        raise ValueError(f"HTTP {resp.status}, {len(body)} bytes")
-                self._fetched = _keys_of_jwks(jsoncodec.loads(body), self.jwks_url)
-            except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-                log.warning("jwks_fetch_failed", url=self.jwks_url, error=str(exc))

@@ -42,7 +42,7 @@ async def jwks(request: web.Request) -> web.Response:
 async def handle(request: web.Request) -> web.StreamResponse:
     said = request.headers.get("A2A-Version", "")
     caller = CardCaller(Version.V10 if said.strip().startswith("1") else Version.V03, Binding.REST)
-    response = await serve(request, _door, caller, operation=OPERATION)
+    response = await serve(request, _door, caller, operation=OPERATION, public=True)  # the public card
     response.headers["Vary"] = HEADERS["Vary"]
     return response
 

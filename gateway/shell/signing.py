@@ -8,7 +8,7 @@ cards it serves, and the upstream card's signatures checked against configured k
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +39,7 @@ __all__ = ["JWKS_PATH", "CardSigner", "CardVerifier", "Verdict"]
 
 JWKS_PATH = "/.well-known/jwks.json"
 _ALGS: dict[str, Algorithm] = get_default_algorithms()
+_SIGNED_KEPT = 64   # signed card variants kept (client version × public base URL)
 _EC_ALGS = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}
 
 
@@ -86,6 +87,7 @@ class CardSigner:
         jwk: JsonObj = self._algorithm.to_jwk(private_key.public_key(), as_dict=True)
         self.kid = kid or thumbprint(jwk)
         self.jwks: JsonObj = {"keys": [{**jwk, "kid": self.kid, "alg": self.alg, "use": "sig"}]}
+        self._signed: dict[Hashable, tuple[object, JsonObj]] = {}
 
     @classmethod
     def from_settings(cls, card: CardSettings) -> CardSigner | None:
@@ -106,6 +108,19 @@ class CardSigner:
         protected = protected_header(self.alg, self.kid, jku)
         return with_signatures(card, [{"protected": protected, "signature": self._signature(protected, form)}
                                       for form in (card, read_as) if form is not None])
+
+    def sign_once(self, variant: Hashable, source: object, card: JsonObj, jku: str | None = None, *,
+                  read_as: JsonObj | None = None) -> JsonObj:
+        """`sign`, done once per variant (client version, base URL) of the same `source` (the upstream card it
+        was made from): an ECDSA signature differs on every signing, and the card's ETag must not."""
+        hit = self._signed.get(variant)
+        if hit is not None and hit[0] is source:
+            return hit[1]
+        signed = self.sign(card, jku, read_as=read_as)
+        if len(self._signed) >= _SIGNED_KEPT:
+            self._signed.pop(next(iter(self._signed)))
+        self._signed[variant] = (source, signed)
+        return signed
 
     def _signature(self, protected: str, card: JsonObj) -> str:
         signed = f"{protected}.{b64url(payload(card))}".encode("ascii")

@@ -187,6 +187,7 @@ def journaled(app: Any, path: str) -> Any:
 def build_app(
     base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None,
     sign: tuple[str, str, bool] | None = None,
+    lie: bool = False,
 ) -> Starlette:
     card, extended = build_cards(base, rest_preferred, compat, grpc_url)
     if sign is not None:
@@ -201,6 +202,7 @@ def build_app(
         extended_agent_card=extended,
     )
     routes = [
+        *([common.lying_card_route(base, "1.0")] if lie else []),  # a card claiming v0.3, matched first
         *create_agent_card_routes(card),
         *create_jsonrpc_routes(handler, common.JSONRPC_PATH, enable_v0_3_compat=compat),
         *create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=common.REST_PATH),
@@ -232,14 +234,14 @@ def main() -> None:
     base = f"http://{args.host}:{sock.getsockname()[1]}"
     if not args.grpc:
         sign = (args.sign_key, args.sign_kid, args.tamper_signature) if args.sign_key else None
-        app = build_app(base, args.rest, args.compat, sign=sign)
+        app = build_app(base, args.rest, args.compat, lie=args.lie, sign=sign)
         common.serve(journaled(app, args.journal) if args.journal else app, sock)
         return
 
     async def start() -> Starlette:
         apps: list[Starlette] = []
         await common.start_grpc_server(
-            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url))
+            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url, args.lie))
         )
         return apps[0]
 

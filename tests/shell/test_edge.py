@@ -157,7 +157,8 @@ async def test_rate_limits_per_caller_on_each_door(agent: FakeAgent, gateway_fac
 
 async def test_stream_slots_and_budgets(fake_agent_factory: Any, gateway_factory: GatewayFactory) -> None:
     fake: FakeAgent = await fake_agent_factory("1.0")
-    events = [{"task": TASK}] + [{"statusUpdate": {"taskId": "t1", "contextId": "c1",
+    working = {**TASK, "status": {"state": "TASK_STATE_WORKING"}}   # not final: the stream goes on
+    events = [{"task": working}] + [{"statusUpdate": {"taskId": "t1", "contextId": "c1",
                                                    "status": {"state": "TASK_STATE_WORKING"}}}] * 40
     fake.reply_sse("SendStreamingMessage", events, delay=0.05)
     gw = await gateway_factory(fake.url, callers__max_streams=1, callers__max_stream_bytes=600)

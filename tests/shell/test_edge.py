@@ -203,3 +203,46 @@ api_keys = ["k"]
     assert (await gw.post("/open/", json=V10_SEND, headers={"A2A-Version": "1.0"})).status == 200
     assert (await gw.post("/locked/", json=V10_SEND, headers={"A2A-Version": "1.0"})).status == 401
     assert (await gw.post("/locked/", json=V10_SEND, headers={"A2A-Version": "1.0", "X-API-Key": "k"})).status == 200
+
+
+# door → (how to call it, the refusal's code in its body for 401, 403, 429)
+DOORS: dict[str, tuple[str, str, Any, str, tuple[Any, Any, Any]]] = {
+    "jsonrpc-v1.0": ("POST", "/", V10_SEND, "1.0", (-32098, -32097, -32096)),
+    "jsonrpc-v0.3": ("POST", "/", V03_SEND, "0.3", (-32098, -32097, -32096)),
+    "rest-v1.0": ("GET", "/tasks/t1", None, "1.0", ("UNAUTHENTICATED", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED")),
+    "rest-v0.3": ("GET", "/v1/tasks/t1", None, "0.3", (-32098, -32097, -32096)),
+    "agui": ("POST", "/agui", body(user("go")), "", ("agui.unauthenticated", "agui.permission_denied",
+                                                     "agui.rate_limited")),
+}
+
+
+def _refusal_code(door: str, reply: Any) -> Any:
+    if door.startswith("jsonrpc"):
+        assert reply["id"] == DOORS[door][2]["id"]   # the caller's own request id
+        return reply["error"]["code"]
+    if door == "rest-v1.0":
+        return reply["error"]["status"]
+    return reply["code"] if door == "rest-v0.3" else reply["error"]["code"]
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+async def test_every_door_allows_refuses_and_limits(door: str, agent: FakeAgent, jwks_url: str,
+                                                    gateway_factory: GatewayFactory) -> None:
+    agent.reply_sse("SendStreamingMessage", [{"task": TASK}])
+    gw = await gateway_factory(agent.url, auth__jwks_url=jwks_url, auth__audience=AUDIENCE,
+                               callers__requests_per_second=0.01, callers__burst=1)
+    method, path, payload, version, codes = DOORS[door]
+
+    async def call(**headers: str) -> tuple[int, Any, bytes]:
+        hdrs = {"Content-Type": "application/json", **({"A2A-Version": version} if version else {}), **headers}
+        async with gw.request(method, path, json=payload, headers=hdrs) as resp:
+            return resp.status, resp.headers, await resp.read()
+
+    for status, want, headers in ((401, codes[0], {}), (403, codes[1], bearer(aud="other"))):
+        got, hdrs, raw = await call(**headers)
+        assert got == status and "Bearer" in hdrs["WWW-Authenticate"], raw
+        assert _refusal_code(door, json.loads(raw)) == want
+    got, _, raw = await call(**bearer(sub=door))
+    assert got == 200, raw
+    got, hdrs, raw = await call(**bearer(sub=door))   # the burst of one is spent
+    assert got == 429 and int(hdrs["Retry-After"]) >= 1 and _refusal_code(door, json.loads(raw)) == codes[2]

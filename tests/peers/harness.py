@@ -147,6 +147,7 @@ def run_client(
     webhook: str | None = None,
     context: str | None = None,
     timeout: float = CLIENT_TIMEOUT_S,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run one client scenario and return its JSON line. A crash (no JSON line, or exit status != 0) is an
     AssertionError carrying the client's stderr; an A2A error the SDK raised comes back as ok: false."""
@@ -162,6 +163,8 @@ def run_client(
     ]
     if webhook:
         args += ["--webhook", webhook]
+    for name, value in (headers or {}).items():   # e.g. credentials for the gateway's [auth]
+        args += ["--header", f"{name}={value}"]
     if context:
         args += ["--context", context]
     label = f"client_{generation} {scenario} over {transport} against {url}"

@@ -18,7 +18,9 @@ __all__ = ["CheckedStream"]
 
 # A blank line ends an event; a line ends with CRLF, LF or CR (a CR followed by LF is one ending).
 _EOL: Final = rb"\r\n|\r|\n"
-_BLANK: Final = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)")
+# A CR at the end of what has arrived may be half a CRLF: it ends a line once the next byte is known.
+_BLANK: Final = re.compile(rb"(?:\r\n|\r(?=[^\n])|\n)(?:\r\n|\r(?=[^\n])|\n)")
+_ENDS_WITH_BLANK: Final = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)\Z")
 _LINES: Final = re.compile(_EOL)
 _BOM: Final = b"\xef\xbb\xbf"
 _ERROR: Final = ERROR_EVENT.encode()
@@ -103,6 +105,8 @@ class CheckedStream:
             self._check(pending.rstrip(b"\r\n"))
         except GatewayError:
             return self._error(StreamError("the agent's stream ended in the middle of an event"))
+        if _ENDS_WITH_BLANK.search(pending):  # whole, its last CR was only waiting for the next byte
+            return self._pending
         return self._pending + (b"\n" if pending[-1:] in (b"\n", b"\r") else b"\n\n")
 
     def release(self) -> bytes:
@@ -147,10 +151,13 @@ class CheckedStream:
             raise InvalidAgentResponse("agent stream: event data is not JSON") from None
         self.events_out += 1
         if self._jsonrpc:
-            response = response_from_json(value)
-            if response.error is not None:
-                return True
-            payload = response.result
+            if type(value) is dict and "result" in value and "error" not in value and value.get("jsonrpc") == "2.0":
+                payload = value["result"]  # the usual event, checked inline
+            else:
+                response = response_from_json(value)
+                if response.error is not None:
+                    return True
+                payload = response.result
         elif event == _ERROR or looks_like_rest_error(value):
             return True
         else:

@@ -138,3 +138,15 @@ def test_a_repeated_name_is_always_found(obj: dict[str, Any], seps: tuple[str, s
         jsoncodec.loads(text.encode())
     with pytest.raises(MalformedEnvelope):
         jsoncodec.loads(text)
+
+
+@pytest.mark.parametrize(("case", "body"), HOSTILE, ids=[c for c, _ in HOSTILE])
+def test_a_region_scan_never_waves_through_what_the_full_check_refuses(case: str, body: bytes) -> None:
+    region = b"data: " + body + b"\n\n"
+    if not jsoncodec.plain_text(region):
+        return  # the per-event scans run
+    try:
+        jsoncodec.loads_relayed(body)
+    except GatewayError:
+        with pytest.raises(GatewayError):
+            jsoncodec.loads_relayed(body, plain=True)

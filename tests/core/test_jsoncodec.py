@@ -143,8 +143,8 @@ def test_a_repeated_name_is_always_found(obj: dict[str, Any], seps: tuple[str, s
 @pytest.mark.parametrize(("case", "body"), HOSTILE, ids=[c for c, _ in HOSTILE])
 def test_a_region_scan_never_waves_through_what_the_full_check_refuses(case: str, body: bytes) -> None:
     region = b"data: " + body + b"\n\n"
-    if not jsoncodec.plain_text(region):
-        return  # the per-event scans run
+    if not jsoncodec.plain_text(region) or b"\n" in body or b"\r" in body:
+        return  # the per-event scans run (a line break: the data of several lines is never `plain`)
     try:
         jsoncodec.loads_relayed(body)
     except GatewayError:

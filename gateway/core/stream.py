@@ -382,8 +382,8 @@ class StreamRelay(Generic[F, Out]):
 
     def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """Decide one event, leaving the relay's state alone: (frames to write, item to hold, done)."""
-        try:  # the grammar only (a C parse): what is relayed is re-encoded, a repeated name resolved
-            value = jsoncodec.loads_relayed(event.data)
+        try:  # the parse alone: the event is written again (jsoncodec's rule for that)
+            value = jsoncodec.loads_reencoded(event.data)
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
         if self.upstream_binding is JSONRPC:

@@ -5,6 +5,7 @@ operation. The doors parse; this module moves bytes. Errors are raised: the pipe
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,19 +18,22 @@ from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
-from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
+from gateway.core.errors import GatewayError, InvalidAgentResponse, UnsupportedVersion, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import encode_data
 from gateway.core.stream import ERROR_EVENT, SseFrames
 from gateway.core.types import Binding, Version
+from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
+from gateway.shell.migration import deprecation
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import Relay, pump, start_stream
+from gateway.shell.task_index import remember
 from gateway.shell.upstream import read_bounded
-from gateway.shell.urls import public_base
+from gateway.shell.urls import grpc_target, public_base
 
 __all__ = ["Raw", "forward", "upstream_headers"]
 
@@ -51,9 +55,44 @@ class RouteMissing(Exception):
     """The agent's REST binding has no route for this operation; try its next interface."""
 
 
+class Relearned(Exception):
+    """The agent answered "method not found" in the version its card claims, and a new probe showed it
+    speaks the other one: a read-only call is sent again."""
+
+
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """Carry `call` to the best of the agent's interfaces: a pass-through when it speaks the caller's version
-    and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route."""
+    and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route; once
+    more when the agent turned out to speak another version than its card says (a read-only call). Past the
+    route's `migration.cutoff`, a v0.3 caller gets the version error instead."""
+    if call.version is Version.V03 and deprecation(ctx.settings.migration).cut_off(time.time()):
+        raise UnsupportedVersion("A2A protocol version 0.3 is no longer served here (migration.cutoff); "
+                                 "supported versions: 1.0 (send the header A2A-Version: 1.0)")
+    if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
+        with ctx.stream_slot():
+            return await _relearning(ctx, call, raw)
+    return await _relearning(ctx, call, raw)
+
+
+async def _relearning(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
+    try:
+        return await _forward(ctx, call, raw)
+    except Relearned:
+        ctx.fields["relearned"] = True
+        return await _forward(ctx, call, raw)
+
+
+async def _learn(ctx: Context, call: Call, iface: Interface, status: int, body: bytes) -> None:
+    """After an agent's reply: when it says the method is unknown, re-probe the interface (the upstream
+    remembers the version it finds); raise Relearned when the call may be sent again in that version."""
+    if not method_missing(iface.binding, status, body) or ctx.fields.get("relearned"):
+        return
+    found = await ctx.upstream.relearn(iface)
+    if found is not None and call.op.read_only:
+        raise Relearned
+
+
+async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
     iface, *others = ifaces
     ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
@@ -81,8 +120,10 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
     guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
         ctx.upstream.rest_bytes_guess if rest_agent else None
-    return Exchange(call, iface, quirks=ctx.settings.quirks, base_url=public_base(ctx.request, ctx.settings),
-                    bindings=ctx.served_bindings, sealer=ctx.sealer,
+    quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
+    base = public_base(ctx.request, ctx.settings)
+    return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
+                    sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)
 
@@ -114,6 +155,7 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         return await translated(ctx, call, fallbacks[0], fallbacks[1:])
     finally:
         ctx.notes.extend(exchange.notes)
+        await remember(ctx.request, exchange)   # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding is Binding.REST:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
@@ -138,10 +180,11 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
     while True:
         url = _url(exchange.upstream, out.path)
         reply = await ctx.upstream.request(out.method, url, headers=upstream_headers(ctx, exchange.upstream),
-                                           body=out.body, query=out.query)
+                                           body=out.body, query=out.query, read_only=exchange.op.read_only)
         status, headers, body = reply.status, reply.headers, reply.body
         if fallback and exchange.upstream.binding is Binding.REST and route_missing(status, body):
             raise RouteMissing
+        await _learn(ctx, exchange.call, exchange.upstream, status, body)
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
             ctx.outcome = "error"
             return web.Response(body=body, status=status,
@@ -161,12 +204,13 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
     headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
     resp = await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
-                                   body=out.body, query=out.query)
+                                   body=out.body, query=out.query, read_only=exchange.op.read_only)
     client = exchange.call.version
     try:
         if resp.status != 200 or resp.content_type != "text/event-stream":
             # rejected before the first event: a plain reply, translated like a unary one
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
+            await _learn(ctx, exchange.call, exchange.upstream, resp.status, data)
             if resp.status >= 500 and not _is_json(resp.headers):
                 raise UpstreamUnavailable(f"upstream agent answered HTTP {resp.status}")
             step = exchange.client_reply(resp.status, data)
@@ -194,7 +238,7 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay: Relay) -> int:
-    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
+    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
                          lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()
     return written
@@ -211,12 +255,15 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         headers["Content-Type"] = ctx.request.headers["Content-Type"]
     url = _url(iface, raw.path)
     if not call.op.streaming:
-        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                           read_only=call.op.read_only)
+        await _learn(ctx, call, iface, reply.status, reply.body)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
         return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
     headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
-    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                   read_only=call.op.read_only)
     try:
         if resp.content_type != "text/event-stream":
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)

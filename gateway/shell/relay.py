@@ -17,7 +17,8 @@ from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailab
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
-from gateway.shell.lifecycle import Drained, Lifecycle
+from gateway.shell.callers import StreamBudget
+from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
 
 log = get_logger("gateway.relay")
 
@@ -29,6 +30,7 @@ SSE_HEADERS = {
 LOOKAHEAD_SECONDS = 0.25
 # A burst the agent has already sent is relayed in slices of this many bytes, each written as soon as it
 # is translated: the client's first event does not wait for the whole burst (and other streams get turns).
+# A pass-through has nothing to wait for: it writes each chunk whole (one write where slices took many).
 FEED_BYTES = 16384
 KEEPALIVE = encode(SseComment(" keep-alive"))
 DRAINING = encode(SseComment(" draining"))
@@ -58,88 +60,145 @@ async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.S
 
 async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
                heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
-               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS) -> int:
+               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
+               budget: StreamBudget | None = None) -> int:
     """Relay upstream chunks through `relay` until either side ends; returns bytes written.
     The upstream response is always released, also when the client has gone (write fails or the
     handler is cancelled). With a `lifecycle`, the stream is registered and counted, and the drain
     ends it after its last complete event (`: draining`). `keepalive` is written after `heartbeat`
     seconds without a write; while the relay is `holding`, `release()` is called once the upstream
     has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
-    written = 0
-    reader = upstream.content
     handle = None
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
-        handle = lifecycle.stream(reader, relay, mode)
-    last_upstream = last_write = time.monotonic()
-    try:
-        while not relay.done:
-            if handle is not None and handle.stopping and handle.at_boundary:
-                written += await _write(response, relay.release() + DRAINING)
-                break
-            now = time.monotonic()
-            deadlines = [last_upstream + idle_timeout]
-            beat = heartbeat > 0  # every relay writes whole events: a keep-alive never lands inside one
-            if beat:
-                deadlines.append(last_write + heartbeat)
-            if relay.holding:
-                deadlines.append(last_upstream + hold_seconds)
-            wait = max(0.0, min(deadlines) - now)
-            try:
-                chunk = await asyncio.wait_for(reader.readany(), timeout=wait)
-            except TimeoutError:
-                now = time.monotonic()
-                if now >= last_upstream + idle_timeout:
-                    if handle is not None:
-                        handle.upstream_error("timeout")
-                    out = relay.fail(UpstreamTimeout(f"upstream stream idle for {idle_timeout:g} s"))
-                    written += await _write(response, out)
+        handle = lifecycle.stream(upstream.content, relay, mode)
+    return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
+                       keepalive=keepalive, hold_seconds=hold_seconds, budget=budget).run()
+
+
+class _Pump:
+    """One stream's relay loop (see pump): what it waits for next, and what a chunk, a quiet upstream, a
+    broken upstream and the end do; `written` counts the bytes the client was sent."""
+
+    def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
+                 handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
+                 hold_seconds: float, budget: StreamBudget | None = None) -> None:
+        self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
+        self.handle, self.heartbeat, self.idle_timeout = handle, heartbeat, idle_timeout
+        self.keepalive, self.hold_seconds = keepalive, hold_seconds
+        self.written = 0
+        self.last_upstream = self.last_write = time.monotonic()
+        self.beat = False  # whether the current wait includes the keep-alive deadline
+        self.budget = budget if handle is not None else None   # a caller's stream budgets end it as a drain does
+
+    async def run(self) -> int:
+        relay, handle = self.relay, self.handle
+        timer = None
+        if self.budget is not None and self.budget.seconds > 0 and handle is not None:
+            timer = asyncio.get_running_loop().call_later(self.budget.seconds, handle.stop)
+        try:
+            while not relay.done:
+                if handle is not None and handle.stopping and handle.at_boundary:
+                    await self.write(relay.release() + DRAINING)
                     break
-                if relay.holding and now >= last_upstream + hold_seconds:
-                    out = relay.release()
-                elif beat and now >= last_write + heartbeat:
-                    out = keepalive
-                else:
-                    continue
-                if out:
-                    written += await _write(response, out)
-                    last_write = time.monotonic()
-                continue
-            except aiohttp.ClientError as exc:
-                if handle is not None:
-                    handle.upstream_error("stream_broken")
-                written += await _write(response, relay.fail(
-                    UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")))
-                break
-            except Drained:  # the drain woke the loop: the check at its top ends the stream
-                continue
-            if not chunk:  # upstream EOF
-                written += await _write(response, relay.close())
-                break
-            last_upstream = time.monotonic()
-            for start in range(0, len(chunk), FEED_BYTES):
                 try:
-                    out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
-                except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
-                    log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
-                    out = relay.fail(GatewayError(f"internal error: {type(exc).__name__}"))
-                    written += await _write(response, out)
+                    chunk = await self.read()
+                except TimeoutError:
+                    if await self.quiet():
+                        break
+                    continue
+                except aiohttp.ClientError as exc:
+                    broke = UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")
+                    await self.fail("stream_broken", broke)
                     break
-                if out:
-                    written += await _write(response, out)
-                    last_write = time.monotonic()
-                    if handle is not None:
-                        handle.sync()
-                if _ended(relay):
+                except Drained:  # the drain woke the loop: the check at its top ends the stream
+                    continue
+                if not chunk:  # upstream EOF
+                    await self.write(relay.close())
                     break
-    finally:
-        if handle is not None:
-            handle.close()
-        if reader.at_eof():
-            upstream.release()
+                await self.chunk(chunk)
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self.finish()
+        return self.written
+
+    async def read(self) -> bytes:
+        """The next upstream chunk (b"" at its end): what is already buffered at once, else awaited until
+        the first deadline (TimeoutError), under one timer and no task of its own."""
+        chunk = self.reader.read_nowait()
+        if chunk or self.reader.at_eof():
+            return chunk
+        async with asyncio.timeout(self.wait()):
+            return await self.reader.readany()
+
+    def wait(self) -> float:
+        """Seconds until the first deadline: the idle timeout, the keep-alive, the lookahead's hold."""
+        deadlines = [self.last_upstream + self.idle_timeout]
+        self.beat = self.heartbeat > 0  # every relay writes whole events: a keep-alive never lands inside one
+        if self.beat:
+            deadlines.append(self.last_write + self.heartbeat)
+        if self.relay.holding:
+            deadlines.append(self.last_upstream + self.hold_seconds)
+        return max(0.0, min(deadlines) - time.monotonic())
+
+    async def quiet(self) -> bool:
+        """A deadline passed with nothing from upstream: fail on the idle timeout (True: the stream is
+        over), else release what the lookahead holds or send a keep-alive."""
+        now = time.monotonic()
+        if now >= self.last_upstream + self.idle_timeout:
+            await self.fail("timeout", UpstreamTimeout(f"upstream stream idle for {self.idle_timeout:g} s"))
+            return True
+        if self.relay.holding and now >= self.last_upstream + self.hold_seconds:
+            out = self.relay.release()
+        elif self.beat and now >= self.last_write + self.heartbeat:
+            out = self.keepalive
+        else:
+            return False
+        if out:
+            await self.write(out)
+            self.last_write = time.monotonic()
+        return False
+
+    async def chunk(self, chunk: bytes) -> None:
+        """Feed an upstream chunk through the relay (a translator's in FEED_BYTES pieces) and write what it
+        gives."""
+        relay, handle = self.relay, self.handle
+        self.last_upstream = time.monotonic()
+        step = len(chunk) if isinstance(relay, CheckedStream) else FEED_BYTES
+        for start in range(0, len(chunk), step):
+            try:
+                out = relay.feed(chunk[start:start + step] if len(chunk) > step else chunk)
+            except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
+                log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
+                await self.write(relay.fail(GatewayError(f"internal error: {type(exc).__name__}")))
+                return
+            if out:
+                await self.write(out)
+                self.last_write = time.monotonic()
+                if handle is not None:
+                    handle.sync()
+            if _ended(relay):
+                return
+
+    async def fail(self, kind: str, error: GatewayError) -> None:
+        """The upstream failed (`kind` counted on the stream): the relay's error frame ends the stream."""
+        if self.handle is not None:
+            self.handle.upstream_error(kind)
+        await self.write(self.relay.fail(error))
+
+    async def write(self, data: bytes) -> None:
+        self.written += await _write(self.response, data)
+        if self.budget is not None and self.handle is not None and self.budget.over(self.written):
+            self.handle.stop()
+
+    def finish(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+        if self.reader.at_eof():
+            self.upstream.release()
         else:  # the client left, the relay ended early, or the upstream broke: drop the connection
-            upstream.close()
-    return written
+            self.upstream.close()
 
 
 def _ended(relay: Relay) -> bool:

@@ -254,6 +254,12 @@ class HostileAgent:
         self._ready.set()
         self._loop.run_forever()
         self._server.close()
+        pending = asyncio.all_tasks(self._loop)  # scripts still waiting (a silent stream): cancelled
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.run_until_complete(self._server.wait_closed())
+        self._loop.close()
 
     def card(self) -> bytes:
         url = self.url + "/"

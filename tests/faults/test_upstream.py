@@ -27,12 +27,11 @@ TERMINAL = {"completed", "failed", "canceled", "rejected", "TASK_STATE_COMPLETED
             "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"}
 
 UNARY_OK = {"ok", "textplain", "slow"}  # the rest must be errors
-# stream cases: "complete" = every event and the terminal one; "error" = valid items, then one error event;
-# "prefix" = valid items, possibly not all (a translated stream drops an unterminated event, per WHATWG)
+# stream cases, the same on every path: "complete" = every event and the terminal one; "error" = valid
+# items, then one error event
 STREAM_EXPECT = {"ok": "complete", "awkward": "complete", "bytewise": "complete", "after_final": "complete",
                  "no_blank_end": "complete", "cut": "error", "cut_chunked": "error", "notjson": "error",
                  "huge": "error", "html503": "error", "close": "error"}
-TRANSLATED_EXPECT = {"no_blank_end": "prefix", "cut": "prefix"}
 
 
 def body(client: str, case: str, streaming: bool) -> dict[str, Any]:
@@ -117,7 +116,7 @@ async def test_stream_faults(fronts: dict[str, Front], path: str, case: str) -> 
     client, agent = PATHS[path]
     front = fronts[agent]
     rpc_id = f"req-{case}"
-    expect = STREAM_EXPECT[case] if client == agent else TRANSLATED_EXPECT.get(case, STREAM_EXPECT[case])
+    expect = STREAM_EXPECT[case]
     async with aiohttp.ClientSession() as session:
         status, ctype, raw = await call(front, client, case, True, session)
         if ctype == "application/json":  # refused before the first event: a plain JSON-RPC error
@@ -138,8 +137,7 @@ async def test_stream_faults(fronts: dict[str, Front], path: str, case: str) -> 
             else:
                 assert last_name in (None, "message") and last.get("id") == rpc_id, last
                 check_item(client, last["result"])
-                if expect == "complete":
-                    assert is_terminal(client, last["result"]) and len(events) >= 4, events
+                assert is_terminal(client, last["result"]) and len(events) >= 4, events
         await assert_healthy(front, client, session)
 
 

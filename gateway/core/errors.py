@@ -48,6 +48,11 @@ class MalformedEnvelope(GatewayError):
     default_message = "Parse error"
 
 
+class UnreadableBody(MalformedEnvelope):
+    """The request body cannot be taken apart (broken chunked framing, a Content-Encoding that does not
+    decode): a parse error, and the connection is closed behind the answer (its framing is lost)."""
+
+
 class InvalidRequest(GatewayError):
     jsonrpc_code = -32600
     http_status = 400

@@ -357,17 +357,36 @@ class StreamRelay(Generic[F, Out]):
         return self._frames.join(out)
 
     def close(self) -> Out:
-        """Upstream EOF: an unterminated event is dropped (WHATWG); a held event goes out as the final one."""
+        """Upstream EOF. An event without its last blank line is relayed when its data is whole JSON (a clean
+        end that left the blank line out); an event cut short is dropped (noted) and, as the client must not
+        take a cut stream for a whole one, answered with one error frame. A held event goes out as the
+        final one."""
         out: list[F] = []
         if self._done:
             return self._frames.join(out)
-        if self._parser.buffered_bytes:
-            self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]",
-                         "the upstream closed inside an event")
+        if self._parser.buffered_bytes and self._last_event(out):
+            return self._frames.join(out)
         self._parser.close()
         self._done = True
         self._flush_held(out, final=True)
         return self._frames.join(out)
+
+    def _last_event(self, out: list[F]) -> bool:
+        """The event the upstream left without its blank line: relayed if whole, else the cut's error;
+        whether that ended the stream."""
+        items: list[SseComment | SseEvent] = []
+        try:
+            self._parser.feed_into(b"\n\n", items)
+            whole = [item for item in items if isinstance(item, SseEvent)]
+            for event in whole:
+                jsoncodec.loads_reencoded(event.data)
+        except GatewayError:
+            whole = []
+        if whole:
+            return self._items(items, out)
+        self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]", "the upstream closed inside an event")
+        self._fail_into(out, StreamError("the agent's stream ended in the middle of an event"))
+        return True
 
     def release(self) -> Out:
         """The look-ahead timer fired: the held event goes out with `final: false`."""
@@ -405,8 +424,8 @@ class StreamRelay(Generic[F, Out]):
 
     def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """Decide one event, leaving the relay's state alone: (frames to write, item to hold, done)."""
-        try:
-            value = jsoncodec.loads(event.data)
+        try:  # the parse alone: the event is written again (jsoncodec's rule for that)
+            value = jsoncodec.loads_reencoded(event.data)
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
         if self.upstream_binding is JSONRPC:

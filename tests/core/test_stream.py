@@ -499,3 +499,20 @@ def test_error_events_never_carry_a_client_fault_code_for_agent_faults() -> None
         relay = fuzz_relay((Dialect.V03RPC, Binding.JSONRPC), True)
         ((name, body),) = events(relay.feed(block))
         assert name == ERROR_EVENT and body["error"]["code"] == -32006
+
+
+def test_an_event_json_cannot_hold_is_the_agents_fault() -> None:
+    """Read by the parse alone, a translated event's NaN, huge literal or lone surrogate is refused when it
+    is written again: one error event, -32006, with the caller's id."""
+    from gateway.core.notes import Cx
+    from gateway.core.stream import sse_relay
+    from gateway.core.types import JSONRPC, V03RPC, V10
+
+    for bad in (b'NaN', b'1e400', b'"\\ud800"'):
+        relay = sse_relay(client=V03RPC, client_binding=JSONRPC, upstream=V10, upstream_binding=JSONRPC,
+                          rpc_id="r-1", cx=Cx())
+        event = (b'data: {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": "t", "status": '
+                 b'{"state": "TASK_STATE_WORKING"}, "metadata": {"x": ' + bad + b'}}}}\n\n')
+        out = relay.feed(event)
+        assert out.startswith(b"event: error\n") and b'"id":"r-1"' in out and b"-32006" in out, out
+        assert relay.done

@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.core.bindings import jsonrpc
-from gateway.core.errors import ContentTypeNotSupported, GatewayError
+from gateway.core.errors import ContentTypeNotSupported, GatewayError, InvalidRequest
 from gateway.core.exchange import Call
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
@@ -25,6 +25,8 @@ async def handle(request: web.Request) -> web.StreamResponse:
 async def _door(ctx: Context) -> web.StreamResponse:
     caller = ctx.caller
     assert isinstance(caller, A2ACaller)
+    if ctx.request.method != "POST":
+        raise InvalidRequest(f"a JSON-RPC request is POSTed here, not sent with {ctx.request.method}")
     body = await read_body(ctx.request, ctx.settings.limits.max_body_bytes)
     header, query = ctx.request.headers.get("A2A-Version"), ctx.request.query.get("A2A-Version")
     json_body = jsonrpc.json_media_type(ctx.request.headers.get("Content-Type"))

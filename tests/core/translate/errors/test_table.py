@@ -104,6 +104,7 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "TranslationError": (-32602, 400, 422),
     "InvalidAgentResponse": (-32006, 500, 502),
     "MalformedEnvelope": (-32700, 400, 400),
+    "UnreadableBody": (-32700, 400, 400),
     "InvalidRequest": (-32600, 400, 400),
     "UnknownOperation": (-32601, 404, 404),
     "UnsupportedOperation": (-32004, 400, 501),

@@ -117,6 +117,7 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "UnknownFamily": (-32603, 500, 500),
     "ClientTooSlow": (-32600, 408, 408),        # transport status: the hint wins
     "TaskNotFound": (-32001, 404, 404),
+    "PushNotificationNotSupported": (-32003, 400, 501),
     "ContentTypeNotSupported": (-32005, 415, 415),  # S10 §5.4's 415 insisted on (a2a-python's row says 400)
 }
 # classes with a code of the gateway's own (JSON-RPC's implementation-defined range) → (code, HTTP status)

@@ -40,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--public-url", metavar="URL", help="base URL clients use to reach the gateway (server.public_url)"
     )
+    serve.add_argument("--grpc-listen", metavar="HOST:PORT", help="address of the gRPC listener (grpc.listen)")
     # set by the parent of several workers (server.workers > 1) on each worker's command line
     serve.add_argument("--worker", metavar="N", type=int, help=argparse.SUPPRESS)
 
@@ -48,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the gateway in front of built-in demo agents")
     demo.add_argument("--listen", metavar="HOST:PORT", help="address to listen on (server.listen)")
+    demo.add_argument("--grpc-listen", metavar="HOST:PORT", help="address of the gRPC listener (grpc.listen)")
     return parser
 
 
@@ -82,6 +84,7 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         "server.listen": args.listen,
         "upstream.url": args.upstream,
         "server.public_url": args.public_url,
+        "grpc.listen": args.grpc_listen,
     }
     try:
         settings = load(path, environ, overrides)
@@ -95,7 +98,8 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if settings.server.workers > 1 and args.worker is None:
         worker_argv = ["serve", *(f"--{k}={v}" for k, v in (
             ("config", path.resolve() if path is not None else None), ("listen", args.listen),
-            ("upstream", args.upstream), ("public-url", args.public_url)) if v is not None)]
+            ("upstream", args.upstream), ("public-url", args.public_url), ("grpc-listen", args.grpc_listen))
+            if v is not None)]
         return _entry("gateway.shell.workers", "supervise")(settings, reload, worker_argv) or 0
     return _entry("gateway.shell.app", "serve")(settings, reload, worker=args.worker) or 0
 
@@ -114,6 +118,7 @@ def _demo(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     overrides = {
         "server.listen": args.listen,
         "upstream.url": DEMO_UPSTREAM_PLACEHOLDER,
+        "grpc.listen": args.grpc_listen,
         "log.format": "console",
     }
     try:

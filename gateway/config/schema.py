@@ -19,8 +19,11 @@ from gateway.config.checks import (
     check_a2ui_versions,
     check_admin_listen,
     check_cidrs,
+    check_deprecation_link,
     check_event_loop,
+    check_header_name,
     check_headers,
+    check_instant,
     check_listen,
     check_public_url,
     check_push_keys,
@@ -35,8 +38,10 @@ from gateway.config.checks import (
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    GrpcSettings,
     LimitsSettings,
     LogSettings,
+    MigrationSettings,
     PushSettings,
     ServerSettings,
     Settings,
@@ -258,9 +263,18 @@ SECTIONS: dict[str, str] = {
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
+    "grpc": "The gRPC listener: both versions' A2AService on one port (the service tells the caller's "
+    "version: `a2a.v1.A2AService` is v0.3, `lf.a2a.v1.A2AService` is v1.0), every RPC through the same "
+    "translation, limits, logs, metrics and drain as the HTTP listener. Off unless `listen` is set; the "
+    "agent card then lists it (v1.0 `protocolBinding` GRPC, v0.3 `additionalInterfaces` transport GRPC). "
+    "With `[[routes]]` it serves no route (gRPC has no path prefix): the check refuses that combination.",
     "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
     "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
     "/workers (the worker processes). It is never served on the main listener.",
+    "migration": "Gradual migration from A2A 0.3 to 1.0: who still speaks v0.3 (the admin listener's "
+    "GET /migration and its page), and what v0.3 clients are told: the `Deprecation` (RFC 9745), `Sunset` "
+    "(RFC 8594) and `Link rel=\"deprecation\"` headers on every reply to a v0.3 client, and past the cut-off "
+    "the version error instead of a translation. A [[routes]] entry may set its own.",
     "tracing": "OpenTelemetry tracing (the `otel` extra): a server span per request, and the W3C trace "
     "context (`traceparent`) passed to the upstream agent.",
 }
@@ -490,10 +504,40 @@ _TABLE: tuple[Key, ...] = (
     Key("log.level", "enum", "info",
         "Lowest level logged.",
         choices=("debug", "info", "warning", "error", "critical")),
+    Key("grpc.listen", "str", "",
+        "Address of the gRPC listener, HOST:PORT; empty (the default) disables it. Use 0.0.0.0:50051 in a "
+        "container.",
+        check=check_admin_listen, cli="--grpc-listen"),
+    Key("grpc.public_address", "str", "",
+        "The HOST:PORT clients dial for gRPC, as the agent card lists it; empty: the host of the public "
+        "URL (server.public_url, else the card request's) with the listener's port.",
+        check=check_admin_listen),
     Key("admin.listen", "str", "127.0.0.1:9090",
         "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
         "so that probes and Prometheus reach it, and keep it off public Services.",
         check=check_admin_listen),
+    Key("migration.caller_header", "str", "User-Agent",
+        "The request header that names a caller in the migration view (e.g. a client-id header). A "
+        "credential header (Authorization, Cookie, X-API-Key, …) is shown as a SHA-256 fingerprint, never "
+        "its value.", check=check_header_name),
+    Key("migration.max_callers", "int", 100,
+        "How many callers the migration view keeps apart (the busiest); the others are summed as one.",
+        check=ONE_OR_MORE),
+    Key("migration.deprecation", "str", "",
+        "When v0.3 was (or will be) deprecated: a date (2026-06-30), an ISO 8601 date-time with its offset or "
+        "@<unix seconds>. Set: every reply to a v0.3 client carries `Deprecation: @<unix seconds>` (RFC 9745).",
+        check=check_instant),
+    Key("migration.sunset", "str", "",
+        "When v0.3 stops being served (same forms as `deprecation`). Set: every reply to a v0.3 client "
+        "carries `Sunset: <HTTP-date>` (RFC 8594). It only informs; `cutoff` enforces.",
+        check=check_instant),
+    Key("migration.link", "str", "",
+        "A page on moving to A2A 1.0. Set: every reply to a v0.3 client carries `Link: <url>; "
+        "rel=\"deprecation\"` (RFC 9745).", check=check_deprecation_link),
+    Key("migration.cutoff", "str", "",
+        "From this moment (same forms as `deprecation`), v0.3 clients are answered the version error "
+        "(VersionNotSupported, naming `A2A-Version: 1.0`) instead of a translation. \"\": never.",
+        check=check_instant),
     Key("tracing.enabled", "bool", False,
         "Make a server span per request and pass the trace context upstream; needs the `otel` extra.",
         check=check_tracing),
@@ -531,7 +575,9 @@ _QUIRK_DOCS: dict[str, str] = {
     "rest_push_create_body":
         "Body of the v0.3 HTTP+JSON push-config create call sent to v0.3 agents: \"config\", the v0.3 "
         "proto's `TaskPushNotificationConfig` (as the JS SDK sends it); \"request\", a "
-        "`CreateTaskPushNotificationConfigRequest`, as a2a-sdk 0.3 for Python has it.",
+        "`CreateTaskPushNotificationConfigRequest`, as a2a-sdk 0.3 for Python has it; \"auto\", the "
+        "request when the agent's Server header names the servers a2a-sdk for Python runs on (uvicorn, "
+        "hypercorn, ...), the config otherwise.",
     "rest_subscribe_verb":
         "HTTP method of the v0.3 HTTP+JSON subscribe call sent to v0.3 agents: GET (the v0.3 proto's "
         "annotation, and what a2a-sdk 0.3 for Python serves) or POST (the v0.3 specification's text, and "
@@ -581,8 +627,10 @@ SECTION_TYPES: dict[str, type] = {
     "task_index": TaskIndexSettings,
     "agui": AguiSettings,
     "log": LogSettings,
+    "grpc": GrpcSettings,
     "admin": AdminSettings,
     "tracing": TracingSettings,
+    "migration": MigrationSettings,
 }
 
 
@@ -610,8 +658,8 @@ ROUTES_DOC = (
     "first route whose host (if set) and prefix match, routes with a host first, longer prefixes first; "
     "a path no route matches gets a 404 in the A2A HTTP+JSON error shape. With no routes the gateway "
     "is a sidecar in front of `[upstream]`. Routes come from the config file only: no environment "
-    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]` keys they "
-    "inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
+    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]`/`[migration]` "
+    "keys they inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
     "`routes[1].upstream.url`."
 )
 ROUTE_KEYS: tuple[RouteKey, ...] = (
@@ -624,8 +672,10 @@ ROUTE_KEYS: tuple[RouteKey, ...] = (
              "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
     RouteKey("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
              "`[quirks]`."),
+    RouteKey("migration", "table", "`[migration]`", "Any `[migration]` key, as `[routes.migration]` (e.g. a "
+             "route's own deprecation dates and cut-off); keys not set inherit `[migration]`."),
 )
-ROUTED_SECTIONS = ("upstream", "quirks")  # the sections a route may set (and the tables among its keys)
+ROUTED_SECTIONS = ("upstream", "quirks", "migration")  # the sections a route may set (and the tables among its keys)
 
 
 # --- the schema agrees with itself -----------------------------------------------------------------

@@ -115,6 +115,12 @@ class AguiSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class GrpcSettings(_Listens):
+    listen: str  # "" disables the gRPC listener
+    public_address: str  # HOST:PORT of the card's gRPC interfaces; "": derived
+
+
+@dataclass(frozen=True, slots=True)
 class AdminSettings(_Listens):
     listen: str  # "" disables the admin listener
 
@@ -132,15 +138,26 @@ class LogSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MigrationSettings:
+    caller_header: str
+    max_callers: int
+    deprecation: str  # "" or "@<unix seconds>" (normalised by checks.check_instant)
+    sunset: str
+    link: str
+    cutoff: str
+
+
+@dataclass(frozen=True, slots=True)
 class RouteSettings:
     """One `[[routes]]` entry: an upstream agent selected by path prefix and/or Host, with its own
-    upstream and quirks settings (the keys it does not set inherit `[upstream]` and `[quirks]`)."""
+    upstream, quirks and migration settings (the keys it does not set inherit the top-level sections)."""
 
     name: str
     path_prefix: str  # "" or "/seg[/seg...]" without a trailing slash
     host: str  # "" (any) or a lower-case host name, matched without the port
     upstream: UpstreamSettings
     quirks: Quirks
+    migration: MigrationSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +170,8 @@ class Settings:
     task_index: TaskIndexSettings
     agui: AguiSettings
     log: LogSettings
+    grpc: GrpcSettings
     admin: AdminSettings
     tracing: TracingSettings
+    migration: MigrationSettings
     routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case

@@ -7,7 +7,7 @@ No I/O: the shell sends."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc, rest
@@ -18,7 +18,7 @@ from gateway.core.errors import GatewayError, TranslationError, as_agent_error
 from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
-from gateway.core.stream import HubFrames, HubItem, StreamRelay, sse_relay
+from gateway.core.stream import Frames, HubFrames, HubItem, StreamRelay, sse_relay
 from gateway.core.translate import translate
 from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
 from gateway.core.types import Binding, Dialect, JsonObj, Version
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 JSON = "application/json"
 UPSTREAM_RPC_ID = "a2a-gateway"  # the id of JSON-RPC requests the gateway makes on its own or for REST clients
 MAX_LIST_ITEMS = 10_000          # a v0.3 caller's unpaged list stops following pages here
+
+F = TypeVar("F")      # one stream frame for the client (see core.stream.Frames)
+Out = TypeVar("Out")  # the frames of one relay call, joined
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +90,7 @@ class Exchange:
     sealer: PushSealer | None = None                # the push relay, when enabled
     rest_bytes: RestBytes | None = None             # the v0.3 REST agent's file-bytes convention, if learned
     rest_bytes_guess: RestBytes | None = None       # a v0.3 REST client's, as its User-Agent suggests
+    grpc_target: str = ""                           # the gateway's gRPC `host:port`, for the extended card
     cx: Cx = field(init=False)
     webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
     seen: list[Any] = field(init=False, default_factory=list)       # results read for the client (task index)
@@ -187,18 +191,23 @@ class Exchange:
         """The agent's reply read for the client: its result or A2A error in the client's dialect (a
         Result), one more page to fetch (Again), or the gateway's own fault as the client's Reply."""
         try:
-            ok, value = self._read_upstream(status, body)
+            return self.read_result(status, body)
         except GatewayError as err:
             return self.error_reply(err)
+
+    def read_result(self, status: int, body: bytes) -> Result | Again:
+        """read_reply for a caller that frames the gateway's own faults itself (gRPC): they are raised.
+        A2A errors are in the client's JSON-RPC dialect; for REST and gRPC clients the v1.0 hub's."""
+        ok, value = self._read_upstream(status, body)
         if not ok:
-            if self.call.binding is Binding.REST or self.src is Dialect.V10:
+            if self.call.binding is not Binding.JSONRPC or self.src is Dialect.V10:
                 return Result(False, value)
             return Result(False, translate("error", value, src=Dialect.V10, dst=self.src, cx=self.cx,
                                            at="$.error"))
         try:
             result = self._result(value)
         except GatewayError as err:
-            return self.error_reply(as_agent_error(err))
+            raise as_agent_error(err) from None
         if isinstance(result, Again):
             return result
         self.seen.append(result)
@@ -251,8 +260,19 @@ class Exchange:
         """The relay of this call's upstream stream as v1.0 items, for an in-process v1.0 client."""
         if self.src is not Dialect.V10:
             raise ValueError("hub_stream is for v1.0 callers")
-        return StreamRelay(HubFrames(), upstream=self.dst, upstream_binding=self.upstream.binding, cx=self.cx,
-                           max_event_bytes=max_event_bytes, history_length=self._history)
+        return self.framed(HubFrames(), max_event_bytes=max_event_bytes)
+
+    def framed(self, frames: Frames[F, Out], *, max_event_bytes: int) -> StreamRelay[F, Out]:
+        """The relay of this call's upstream stream, framed by `frames` (in the client's dialect); kept as
+        `relay`, tracking tasks for the index as `stream` does."""
+        if frames.dialect is not self.src:
+            raise ValueError(f"frames in {frames.dialect.value}, the client speaks {self.src.value}")
+        relay: StreamRelay[F, Out] = StreamRelay(frames, upstream=self.dst, upstream_binding=self.upstream.binding,
+                                                 cx=self.cx, max_event_bytes=max_event_bytes,
+                                                 history_length=self._history)
+        relay.track = self.src is Dialect.V10 and self.upstream.version is Version.V03
+        self.relay = relay
+        return relay
 
     def _result(self, result: Any) -> Any:
         op = self.op
@@ -261,7 +281,7 @@ class Exchange:
         if op.card_result:
             card = translate("agent_card", result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             out = served_card(UpstreamCard(card, ()), client=self.call.version, base_url=self.base_url,
-                              bindings=self.bindings, cx=self.cx)
+                              bindings=self.bindings, cx=self.cx, grpc_target=self.grpc_target)
             if self.src is Dialect.V03REST:
                 out = translate("agent_card", out, src=Dialect.V03RPC, dst=Dialect.V03REST, cx=self.cx)
             return out

@@ -3,7 +3,7 @@ object with the recommended defaults. The core reads them; configuration (gatewa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 
@@ -22,8 +22,9 @@ class Quirks:
     # or GO-style "input-required is always final".
     final_on_interrupted: Literal["lookahead", "input_required"] = "lookahead"
     # v0.3 REST push-config create body sent to v0.3 agents: the P03 `TaskPushNotificationConfig`
-    # (JS) or the PY03 `CreateTaskPushNotificationConfigRequest`.
-    rest_push_create_body: Literal["config", "request"] = "config"
+    # (JS) or the PY03 `CreateTaskPushNotificationConfigRequest`; "auto" is the request for an agent whose
+    # server software is a2a-sdk for Python's (for_agent below), the config otherwise.
+    rest_push_create_body: Literal["auto", "config", "request"] = "auto"
     # v0.3 REST subscribe verb sent to v0.3 agents: GET (P03 annotation, PY03 server) or POST (S03 text,
     # JS03 client). v0.3 clients may use either.
     rest_subscribe_verb: Literal["GET", "POST"] = "GET"
@@ -33,3 +34,10 @@ class Quirks:
     # HTTP statuses of errors for v0.3 REST clients: PY03's table (409/415/422/501/502; the a2a-sdk 0.3
     # client reads only the status, while JS clients read the body's code) or the v1.0 table (400/404/500).
     rest_v03_status_table: Literal["v10", "py03"] = "py03"
+
+    def for_agent(self, python_sdk: bool) -> Quirks:
+        """These quirks with the "auto" choices made for one v0.3 REST agent: `python_sdk` when its server
+        software (its Server header) is what a2a-sdk for Python serves from."""
+        if self.rest_push_create_body != "auto":
+            return self
+        return replace(self, rest_push_create_body="request" if python_sdk else "config")

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import gc
 import importlib
+import os
 from collections.abc import AsyncIterator, Callable, MutableMapping
+from pathlib import Path
 
 from aiohttp import web
 
@@ -21,13 +23,16 @@ from gateway.shell.doors import agui, card, jsonrpc, rest
 from gateway.shell.keys import (
     LIFECYCLE,
     METRICS,
+    MIGRATION,
     PUSH_SENDER,
     ROUTE_PREFIX,
     SERVED_BINDINGS,
     UPSTREAM,
 )
-from gateway.shell.lifecycle import Lifecycle, Process
-from gateway.shell.metrics import Metrics, MetricsPushCounter
+from gateway.shell.lifecycle import Lifecycle, Listener, Process
+from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
+from gateway.shell.migration import Migration
+from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
 from gateway.shell.upstream import Upstream
 
@@ -41,6 +46,9 @@ def build_app(settings: Settings) -> web.Application:
     metrics = app[METRICS] = Metrics()
     upstream = Upstream(settings.upstream, settings.limits, metrics=metrics)
     lifecycle = app[LIFECYCLE] = Lifecycle(settings, upstream, metrics)
+    app[MIGRATION] = Migration(settings.migration, lambda: {name: route.upstream for name, route in
+                                                            lifecycle.routes.items()} or {"default": upstream})
+    app.on_response_prepare.append(deprecation_headers)  # the root's: it sees the routes' replies too
     inject = None
     if settings.tracing.enabled:  # outermost: the span covers the whole request
         from gateway.shell.tracing import TRACING, Tracing
@@ -52,6 +60,7 @@ def build_app(settings: Settings) -> web.Application:
     app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
     app[task_index.TASK_INDEX] = task_index.store_for(settings.task_index)   # every route's agent shares it
     app.cleanup_ctx.append(task_index.cleanup_ctx)
+    lifecycle.follow_in_gauges()
     if settings.routes:
         from gateway.shell import routes
 
@@ -61,14 +70,22 @@ def build_app(settings: Settings) -> web.Application:
         upstream.inject = inject
         _serve_agent(app, settings, inject)
     app.cleanup_ctx.append(lifecycle.cleanup_ctx)
+    app.cleanup_ctx.append(_migration_ctx)
     return app
+
+
+async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
+    """A worker's last migration snapshot is written when it stops."""
+    yield
+    app[MIGRATION].flush()
 
 
 def _serve_agent(app: web.Application, settings: Settings,
                  inject: Callable[[MutableMapping[str, str]], None] | None) -> None:
     """Serve one agent on `app` (the root app, or a route's sub-app holding its own UPSTREAM)."""
     app[UPSTREAM].inject = inject
-    app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST)
+    grpc = (Binding.GRPC,) if settings.grpc.listen and not settings.routes else ()  # gRPC serves [upstream]
+    app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST, *grpc)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
     app.router.add_post("/", jsonrpc.handle)
@@ -97,6 +114,13 @@ async def _upstream_ctx(app: web.Application) -> AsyncIterator[None]:
     with contextlib.suppress(asyncio.CancelledError):
         await refresher
     await upstream.close()
+
+
+def grpc_listener(app: web.Application, settings: Settings, *, reuse_port: bool = False) -> Listener:
+    """The gRPC listener of `app` (imported only when configured: grpcio stays out of an HTTP-only process)."""
+    from gateway.shell.doors.grpc import GrpcListener
+
+    return GrpcListener(app, settings, reuse_port=reuse_port)
 
 
 EXIT_CONFIG = 2
@@ -134,11 +158,14 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         return EXIT_CONFIG
     lifecycle = app[LIFECYCLE]
     lifecycle.supervised = worker is not None  # its parent counts reloads and serves the admin listener
+    if worker is not None and os.environ.get(MULTIPROC_ENV):  # the parent sums the workers' snapshots
+        app[MIGRATION].directory = Path(os.environ[MULTIPROC_ENV])
     admin = None
     if worker is None and settings.admin.listen:
         admin = build_admin_app(ProcessStatus(lifecycle.readiness, app[METRICS].render,
-                                              lambda: lifecycle.handled))
-    process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None)
+                                              lambda: lifecycle.handled, app[MIGRATION].snapshot))
+    listeners = (grpc_listener(app, settings, reuse_port=worker is not None),) if settings.grpc.listen else ()
+    process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None, listeners=listeners)
     host, port = settings.server.host, settings.server.port
     admin_at = (settings.admin.host, settings.admin.port) if admin is not None else None
     try:
@@ -149,6 +176,7 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         return EXIT_LISTEN
     agents: dict[str, object] = ({"routes": {r.name: r.upstream.url for r in settings.routes}} if settings.routes
                                  else {"upstream": settings.upstream.url})
-    log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None,
+    grpc_at = f"{settings.grpc.host}:{lifecycle.grpc_port}" if lifecycle.grpc_port is not None else None
+    log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None, grpc=grpc_at,
              **agents, worker=worker, loop=type(asyncio.get_running_loop()).__module__)
     return await process.run()

@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 from multidict import CIMultiDict
@@ -23,17 +23,21 @@ from gateway.core.notes import Note
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
-from gateway.observability import bind_exchange, bound, clear, get_logger, log_exchange
-from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
+from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
+from gateway.shell.migration import Migration, deprecation
 from gateway.shell.upstream import Upstream
 
-__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "read_body", "respond", "serve"]
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "deprecation_headers",
+           "read_body", "record", "respond",
+           "serve"]
 
 log = get_logger("gateway.exchange")
 
 JSON = "application/json"
+CARD_OPERATION = "get_agent_card"  # the card door's operation label: a card read is in no version
 
 
 class Caller(Protocol):
@@ -109,6 +113,12 @@ class Context:
     def metrics(self) -> Metrics:
         return self.app[METRICS]
 
+    def caller_seen(self) -> SeenCaller | None:
+        caller = self.caller
+        if not isinstance(caller, A2ACaller):
+            return None
+        return SeenCaller(self.app[MIGRATION], self.request.headers, caller.version, caller.binding)
+
     @property
     def sealer(self) -> Any:
         return self.app.get(SEALER)
@@ -129,6 +139,7 @@ class Context:
 
 
 Door = Callable[[Context], Awaitable["web.StreamResponse | Reply"]]
+CONTEXT = web.RequestKey("gateway_context", Context)  # the request's exchange, for deprecation_headers
 
 
 def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Response:
@@ -170,13 +181,14 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
                 operation: str | None = None) -> web.StreamResponse:
     """Run `door` for `request`: the one boundary (every GatewayError and every unexpected exception becomes
     the caller's error reply, the latter with its traceback logged), then the one log line and the metrics."""
-    clear()
     ctx = Context(request, caller)
-    bind_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
+    request[CONTEXT] = ctx
+    open_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
                   operation=operation)
     try:
-        overloaded = request.pop(OVERLOADED, None)
+        overloaded = OVERLOADED.get()
         if overloaded is not None:   # beyond limits.max_client_connections: answered, the door not run
+            OVERLOADED.set(None)
             ctx.outcome = "rejected"
             await _learn_caller(ctx)
             raise overloaded
@@ -242,9 +254,39 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
     """Stamp the request id, write the one log line of the exchange and count it in the metrics."""
     if not response.prepared:
         response.headers["X-Request-Id"] = ctx.request_id
+    record(ctx, response.status)
+
+
+class Recorded(Protocol):
+    """What the log line and the metrics read of an exchange (a Context, or a gRPC door's call)."""
+
+    notes: list[Note]
+    fields: dict[str, Any]
+    outcome: str | None
+    started: float
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    def caller_seen(self) -> SeenCaller | None:
+        """The A2A caller, for the migration counts (None: not an A2A call)."""
+
+
+class SeenCaller(NamedTuple):
+    """An A2A caller as the migration counts see it: where it is counted, its headers (or gRPC metadata),
+    the version and binding it spoke."""
+
+    migration: Migration
+    headers: Mapping[str, str]
+    version: Version
+    binding: Binding
+
+
+def record(ctx: Recorded, status: int) -> None:
+    """The one log line of an exchange whose reply had `status` (HTTP, or the gRPC door's), and its metrics."""
     duration = time.monotonic() - ctx.started
-    outcome = ctx.outcome or ("ok" if response.status < 400 else "error")
-    log_exchange(notes=ctx.notes, status=response.status, duration_ms=round(duration * 1000, 2), outcome=outcome,
+    outcome = ctx.outcome or ("ok" if status < 400 else "error")
+    log_exchange(notes=ctx.notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome,
                  **ctx.fields)
     at = bound()
     ctx.metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),
@@ -253,3 +295,18 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
                          outcome=outcome, duration_s=duration, notes=ctx.notes)
     if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
         ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
+    seen = ctx.caller_seen()
+    if seen is not None and at.get("operation") != CARD_OPERATION:
+        seen.migration.record(route=str(at.get("route", "default")), headers=seen.headers,
+                              version=seen.version.value, binding=seen.binding.value, notes=ctx.notes)
+
+
+async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """`app.on_response_prepare`: every reply to a v0.3 A2A client (the card aside: reading it says no
+    version) carries the `[migration]` deprecation headers of its route's settings."""
+    ctx = request.get(CONTEXT)
+    if ctx is None or not isinstance(ctx.caller, A2ACaller) or ctx.caller.version is not Version.V03 \
+            or bound().get("operation") == CARD_OPERATION:
+        return
+    for name, value in deprecation(ctx.settings.migration).headers():
+        response.headers[name] = value

@@ -1,11 +1,11 @@
 """The loop between an upstream event stream and a client `web.StreamResponse`: SSE headers, no
 compression, keep-alives while the agent is silent, the look-ahead timer of `final`, the idle timeout,
-the drain, and the upstream closed in `finally` whoever leaves. It never inspects events."""
+the drain, and the upstream closed in `finally` whoever leaves. It never inspects events: a translator
+(core.stream.StreamRelay) or a checker (core.passthrough.CheckedStream) does."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Protocol
 
@@ -14,9 +14,10 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
+from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
-from gateway.shell.lifecycle import Drained, Lifecycle
+from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
 
 log = get_logger("gateway.relay")
 
@@ -28,17 +29,14 @@ SSE_HEADERS = {
 LOOKAHEAD_SECONDS = 0.25
 # A burst the agent has already sent is relayed in slices of this many bytes, each written as soon as it
 # is translated: the client's first event does not wait for the whole burst (and other streams get turns).
+# A pass-through has nothing to wait for: it writes each chunk whole (one write where slices took many).
 FEED_BYTES = 16384
 KEEPALIVE = encode(SseComment(" keep-alive"))
 DRAINING = encode(SseComment(" draining"))
-# A blank line ends an event; a line ends with CRLF, LF or CR (a CR followed by LF is one ending).
-_EOL = rb"(?:\r\n|\r(?!\n)|\n)"
-_BLANK = re.compile(_EOL + _EOL)
-_ENDS_EVENT = re.compile(_EOL + _EOL + rb"\Z")
 
 
 class Relay(Protocol):
-    """What the loop needs of a stream translator (core.stream.StreamRelay, or a pass-through)."""
+    """What the loop needs of a stream translator (core.stream.StreamRelay) or checker (core.passthrough)."""
 
     @property
     def done(self) -> bool: ...
@@ -50,56 +48,6 @@ class Relay(Protocol):
     def close(self) -> bytes: ...
     def release(self) -> bytes: ...
     def fail(self, error: GatewayError) -> bytes: ...
-
-
-class PassThrough:
-    """Same version on both sides: bytes go through untouched. It counts SSE blocks and knows whether
-    what it wrote ends an event; once `stopping` (drain), it writes up to the next event's end only."""
-
-    done = False
-    holding = False
-
-    def __init__(self) -> None:
-        self.events_out = 0
-        self.stopping = False
-        self._tail = b"\n\n"  # the last bytes written (the start of a stream is an event boundary)
-        self._cr_end = False  # the last event ended with a CR at the end of a chunk (an LF may follow)
-
-    @property
-    def at_boundary(self) -> bool:
-        return _ENDS_EVENT.search(self._tail) is not None
-
-    def feed(self, chunk: bytes) -> bytes:
-        if self.stopping and self.at_boundary:
-            return b""
-        buf = self._tail + chunk
-        skip = len(self._tail)
-        if not self.stopping and not self._cr_end and b"\r" not in buf:  # LF only, the usual case: count in C
-            self.events_out += buf.count(b"\n\n") - buf.count(b"\n\n", 0, skip)
-            self._tail = buf[-4:]
-            return chunk
-        # "…\r\n\r" then "\n…": the LF completes the CRLF of an event already counted
-        same = skip + 1 if self._cr_end and chunk[:1] == b"\n" else -1
-        self._cr_end = False
-        for m in _BLANK.finditer(buf):
-            if m.end() <= skip or m.end() == same:
-                continue
-            self.events_out += 1
-            self._cr_end = m.end() == len(buf) and buf[-1:] == b"\r"
-            if self.stopping:  # the drain: nothing after this event's end
-                chunk = buf[skip:m.end()]
-                break
-        self._tail = (self._tail + chunk)[-4:]
-        return chunk
-
-    def close(self) -> bytes:
-        return b""
-
-    def release(self) -> bytes:
-        return b""
-
-    def fail(self, error: GatewayError) -> bytes:
-        return b""
 
 
 async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.StreamResponse:
@@ -118,82 +66,129 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
     ends it after its last complete event (`: draining`). `keepalive` is written after `heartbeat`
     seconds without a write; while the relay is `holding`, `release()` is called once the upstream
     has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
-    written = 0
-    reader = upstream.content
     handle = None
     if lifecycle is not None:
-        mode = "passthrough" if isinstance(relay, PassThrough) else "translated"
-        handle = lifecycle.stream(reader, relay, mode)
-    last_upstream = last_write = time.monotonic()
-    try:
-        while not relay.done:
-            if handle is not None and handle.stopping and handle.at_boundary:
-                written += await _write(response, relay.release() + DRAINING)
-                break
-            now = time.monotonic()
-            deadlines = [last_upstream + idle_timeout]
-            # a keep-alive comment never goes inside a pass-through event the agent has not finished
-            beat = heartbeat > 0 and getattr(relay, "at_boundary", True)
-            if beat:
-                deadlines.append(last_write + heartbeat)
-            if relay.holding:
-                deadlines.append(last_upstream + hold_seconds)
-            wait = max(0.0, min(deadlines) - now)
-            try:
-                chunk = await asyncio.wait_for(reader.readany(), timeout=wait)
-            except TimeoutError:
-                now = time.monotonic()
-                if now >= last_upstream + idle_timeout:
-                    if handle is not None:
-                        handle.upstream_error("timeout")
-                    out = relay.fail(UpstreamTimeout(f"upstream stream idle for {idle_timeout:g} s"))
-                    written += await _write(response, out)
+        mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
+        handle = lifecycle.stream(upstream.content, relay, mode)
+    return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
+                       keepalive=keepalive, hold_seconds=hold_seconds).run()
+
+
+class _Pump:
+    """One stream's relay loop (see pump): what it waits for next, and what a chunk, a quiet upstream, a
+    broken upstream and the end do; `written` counts the bytes the client was sent."""
+
+    def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
+                 handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
+                 hold_seconds: float) -> None:
+        self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
+        self.handle, self.heartbeat, self.idle_timeout = handle, heartbeat, idle_timeout
+        self.keepalive, self.hold_seconds = keepalive, hold_seconds
+        self.written = 0
+        self.last_upstream = self.last_write = time.monotonic()
+        self.beat = False  # whether the current wait includes the keep-alive deadline
+
+    async def run(self) -> int:
+        relay, handle = self.relay, self.handle
+        try:
+            while not relay.done:
+                if handle is not None and handle.stopping and handle.at_boundary:
+                    await self.write(relay.release() + DRAINING)
                     break
-                if relay.holding and now >= last_upstream + hold_seconds:
-                    out = relay.release()
-                elif beat and now >= last_write + heartbeat:
-                    out = keepalive
-                else:
-                    continue
-                if out:
-                    written += await _write(response, out)
-                    last_write = time.monotonic()
-                continue
-            except aiohttp.ClientError as exc:
-                if handle is not None:
-                    handle.upstream_error("stream_broken")
-                written += await _write(response, relay.fail(
-                    UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")))
-                break
-            except Drained:  # the drain woke the loop: the check at its top ends the stream
-                continue
-            if not chunk:  # upstream EOF
-                written += await _write(response, relay.close())
-                break
-            last_upstream = time.monotonic()
-            for start in range(0, len(chunk), FEED_BYTES):
                 try:
-                    out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
-                except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
-                    log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
-                    out = relay.fail(GatewayError(f"internal error: {type(exc).__name__}"))
-                    written += await _write(response, out)
+                    chunk = await self.read()
+                except TimeoutError:
+                    if await self.quiet():
+                        break
+                    continue
+                except aiohttp.ClientError as exc:
+                    broke = UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")
+                    await self.fail("stream_broken", broke)
                     break
-                if out:
-                    written += await _write(response, out)
-                    last_write = time.monotonic()
-                    if handle is not None:
-                        handle.sync()
-                if _ended(relay):
+                except Drained:  # the drain woke the loop: the check at its top ends the stream
+                    continue
+                if not chunk:  # upstream EOF
+                    await self.write(relay.close())
                     break
-    finally:
-        if handle is not None:
-            handle.close()
-        if reader.at_eof():
-            upstream.release()
+                await self.chunk(chunk)
+        finally:
+            self.finish()
+        return self.written
+
+    async def read(self) -> bytes:
+        """The next upstream chunk (b"" at its end): what is already buffered at once, else awaited until
+        the first deadline (TimeoutError), under one timer and no task of its own."""
+        chunk = self.reader.read_nowait()
+        if chunk or self.reader.at_eof():
+            return chunk
+        async with asyncio.timeout(self.wait()):
+            return await self.reader.readany()
+
+    def wait(self) -> float:
+        """Seconds until the first deadline: the idle timeout, the keep-alive, the lookahead's hold."""
+        deadlines = [self.last_upstream + self.idle_timeout]
+        self.beat = self.heartbeat > 0  # every relay writes whole events: a keep-alive never lands inside one
+        if self.beat:
+            deadlines.append(self.last_write + self.heartbeat)
+        if self.relay.holding:
+            deadlines.append(self.last_upstream + self.hold_seconds)
+        return max(0.0, min(deadlines) - time.monotonic())
+
+    async def quiet(self) -> bool:
+        """A deadline passed with nothing from upstream: fail on the idle timeout (True: the stream is
+        over), else release what the lookahead holds or send a keep-alive."""
+        now = time.monotonic()
+        if now >= self.last_upstream + self.idle_timeout:
+            await self.fail("timeout", UpstreamTimeout(f"upstream stream idle for {self.idle_timeout:g} s"))
+            return True
+        if self.relay.holding and now >= self.last_upstream + self.hold_seconds:
+            out = self.relay.release()
+        elif self.beat and now >= self.last_write + self.heartbeat:
+            out = self.keepalive
+        else:
+            return False
+        if out:
+            await self.write(out)
+            self.last_write = time.monotonic()
+        return False
+
+    async def chunk(self, chunk: bytes) -> None:
+        """Feed an upstream chunk through the relay (a translator's in FEED_BYTES pieces) and write what it
+        gives."""
+        relay, handle = self.relay, self.handle
+        self.last_upstream = time.monotonic()
+        step = len(chunk) if isinstance(relay, CheckedStream) else FEED_BYTES
+        for start in range(0, len(chunk), step):
+            try:
+                out = relay.feed(chunk[start:start + step] if len(chunk) > step else chunk)
+            except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
+                log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
+                await self.write(relay.fail(GatewayError(f"internal error: {type(exc).__name__}")))
+                return
+            if out:
+                await self.write(out)
+                self.last_write = time.monotonic()
+                if handle is not None:
+                    handle.sync()
+            if _ended(relay):
+                return
+
+    async def fail(self, kind: str, error: GatewayError) -> None:
+        """The upstream failed (`kind` counted on the stream): the relay's error frame ends the stream."""
+        if self.handle is not None:
+            self.handle.upstream_error(kind)
+        await self.write(self.relay.fail(error))
+
+    async def write(self, data: bytes) -> None:
+        self.written += await _write(self.response, data)
+
+    def finish(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+        if self.reader.at_eof():
+            self.upstream.release()
         else:  # the client left, the relay ended early, or the upstream broke: drop the connection
-            upstream.close()
-    return written
+            self.upstream.close()
 
 
 def _ended(relay: Relay) -> bool:

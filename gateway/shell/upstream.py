@@ -27,8 +27,11 @@ from gateway.core.errors import (
 )
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.operations import Operation
+from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
+from gateway.core.verify import Verified
 from gateway.observability import get_logger, log_notes
+from gateway.shell.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
     from gateway.shell.metrics import Metrics
@@ -109,8 +112,23 @@ class Upstream:
         self.rest_bytes: dict[str, RestBytes] = {}
         # …and the one its server software suggests before any reply showed it (the card's Server header)
         self.rest_bytes_guess: RestBytes | None = None
+        # the quirks in force with their "auto" choices made for this agent (Quirks.for_agent), by the
+        # quirks object they were made from: a reload brings a new one
+        self._agent_quirks: tuple[Quirks, Quirks] | None = None
         # tracing: writes the current trace context into outgoing headers (None: tracing off)
         self.inject: Callable[[MutableMapping[str, str]], None] | None = None
+        # `auto`: each interface of the card as the version probes found it (gateway.shell.verify), and
+        # the interfaces re-probed after a real call's "method not found" since the card was fetched
+        self.verified: list[Verified] = []
+        self._relearned: set[tuple[str, Binding]] = set()
+
+    def quirks_for_agent(self, quirks: Quirks) -> Quirks:
+        """`quirks` with their "auto" choices made for this agent: a2a-sdk for Python's server software
+        (the card's Server header, as for the file bytes) or not. Made once per card and quirks object."""
+        made = self._agent_quirks
+        if made is None or made[0] is not quirks:
+            made = self._agent_quirks = (quirks, quirks.for_agent(self.rest_bytes_guess == "double"))
+        return made[1]
 
     # ---- lifecycle ----------------------------------------------------------------------------
 
@@ -141,6 +159,7 @@ class Upstream:
         if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
                                                                settings.binding, settings.tenant):
             self._card, self._card_at, self.last_card_error = None, 0.0, None
+            self.verified = []
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
         new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
@@ -182,7 +201,7 @@ class Upstream:
             if self._card is not None and time.monotonic() - self._card_at < 1.0:
                 return self._card
             try:
-                card = await self._fetch_card()
+                card = await self._verify(await self._fetch_card())
                 if self._card is None or card != self._card:
                     self.card_changed_at = time.time()
                 self._card = card
@@ -217,11 +236,43 @@ class Upstream:
             cx = Cx()
             card = read_upstream_card(jsoncodec.loads(reply.body), cx)
             self.rest_bytes_guess = rest_bytes_of_server(reply.headers.get("Server"))
+            self._agent_quirks = None
             log_notes(log, cx.notes, event="upstream_card_notes")
             log.info("upstream_card", interfaces=[f"{i.version.value} {i.binding.value} {i.url}"
                                                   for i in card.interfaces])
             return card
         raise last
+
+    async def _verify(self, card: UpstreamCard) -> UpstreamCard:
+        """`card` with each interface's version as the agent showed it (gateway.core.verify)."""
+        self.verified = await verify_card(Send(self.request), card)
+        self._relearned.clear()
+        self._count_verified(self.verified)
+        return UpstreamCard(card.card, tuple(v.interface for v in self.verified))
+
+    def _count_verified(self, verified: list[Verified]) -> None:
+        notes = [n for n in (v.note() for v in verified) if n is not None]
+        log_notes(log, notes, event="upstream_version_notes")
+        if self.metrics is not None:
+            self.metrics.count_notes(notes)
+            for v in verified:
+                self.metrics.version_check(v.status)
+
+    async def relearn(self, iface: Interface) -> Interface | None:
+        """After a real call to `iface` answered "method not found": probe it again (once per interface
+        and card) unless its version was proven; the corrected interface when it speaks the other version."""
+        key = (iface.url, iface.binding)
+        known = next((v for v in self.verified if (v.claimed.url, v.claimed.binding) == key), None)
+        if self._card is None or known is None or known.status == "verified" or key in self._relearned:
+            return None
+        self._relearned.add(key)
+        again = await verify_interface(Send(self.request), known.claimed)
+        self.verified = [again if v is known else v for v in self.verified]
+        self._count_verified([again])
+        if again.version is iface.version:
+            return None
+        self._card = UpstreamCard(self._card.card, tuple(v.interface for v in self.verified))
+        return Interface(again.version, iface.binding, iface.url, iface.tenant)
 
     async def refresh_forever(self) -> None:
         """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure, at

@@ -44,9 +44,9 @@ def gateway_A_rpc_only(agent_v10: Agent) -> Iterator[Gateway]:
 
 @pytest.fixture(scope="module")
 def gateway_B_rest_only(agent_v03: Agent) -> Iterator[Gateway]:
-    # a2a-sdk 0.3's REST server wants the whole CreateTaskPushNotificationConfigRequest as body
-    env = {"A2A_GATEWAY_UPSTREAM_BINDING": "HTTP+JSON", "A2A_GATEWAY_QUIRKS_REST_PUSH_CREATE_BODY": "request"}
-    with run_gateway(agent_v03.base_url, env=env) as gateway:
+    # a2a-sdk 0.3's REST server wants the whole CreateTaskPushNotificationConfigRequest as body: the
+    # default ("auto") tells it from its Server header
+    with run_gateway(agent_v03.base_url, env={"A2A_GATEWAY_UPSTREAM_BINDING": "HTTP+JSON"}) as gateway:
         yield gateway
 
 
@@ -90,17 +90,24 @@ def webhook() -> Iterator[WebhookReceiver]:
         yield receiver
 
 
-@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
-@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize(("mode", "transport"), [(m, t) for m in sorted(MODES) for t in ("jsonrpc", "rest")]
+                         + [("B_rest_only", "jsonrpc")])
 def test_push_config_crud_through_gateway(mode: str, transport: str, request: pytest.FixtureRequest,
                                           webhook: WebhookReceiver) -> None:
-    client, _ = MODES[mode]
+    client = MODES[mode][0] if mode in MODES else CROSS[mode][0]
     gateway: Gateway = request.getfixturevalue(f"gateway_{mode}")
     r: dict[str, Any] = run_client(client, gateway.base_url, "push_crud", transport=transport,  # type: ignore[arg-type]
                                    webhook=webhook.url)
     steps = r["steps"]
     config = steps["set"]["result"]
     assert steps["set"]["ok"] and steps["get"]["ok"] and steps["get"]["result"] == config, (r, gateway.log())
+    if mode == "B_rest_only":
+        # a2a-sdk 0.3's REST server: list raises NotImplementedError (500) and DELETE has no route (405),
+        # as in the direct run; the v1.0 client gets them as InternalError and UnsupportedOperation
+        assert [steps[s]["error"]["code"] for s in ("list", "delete", "list_after_delete")] == [
+            -32603, -32004, -32603], r
+        assert steps["continue"]["result"]["state"] == "completed"
+        return
     assert steps["list"]["result"] == [config], r
     assert steps["delete"]["ok"] and steps["list_after_delete"]["result"] == [], r
     assert steps["continue"]["result"]["state"] == "completed"

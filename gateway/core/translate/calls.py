@@ -393,7 +393,7 @@ def _rest_create_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 def _rest_create_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     """The body the quirk rest_push_create_body names: the P03 config or PY03's create request."""
     cfg: JsonObj = push_config.TASK_FROM_V10[S](params, cx, at)
-    if cx.quirks.rest_push_create_body == "config":
+    if cx.quirks.rest_push_create_body != "request":  # "auto" not made for an agent: the proto's shape
         return cfg
     task_id, config_id = push_config.parse_config_name(cfg["name"], at)
     return {"parent": f"tasks/{task_id}", "configId": config_id, "config": cfg}

@@ -18,7 +18,7 @@ from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
 from gateway.core.versions import client_version
 from gateway.shell.pipeline import A2ACaller, Context, serve
-from gateway.shell.urls import public_base
+from gateway.shell.urls import grpc_target, public_base
 
 HEADERS = {"Vary": "A2A-Version", "Cache-Control": "public, max-age=60"}
 OPERATION = "get_agent_card"  # the metrics' and log's operation label (no A2A operation fetches the card)
@@ -48,8 +48,9 @@ async def _door(ctx: Context) -> web.Response:
     ctx.bind(client_version=client)
     card = await ctx.upstream.card()
     cx = Cx()
-    body = served_card(card, client=client, base_url=public_base(request, ctx.settings),
-                       bindings=ctx.served_bindings, cx=cx)
+    base = public_base(request, ctx.settings)
+    body = served_card(card, client=client, base_url=base, bindings=ctx.served_bindings, cx=cx,
+                       grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port))
     ctx.notes.extend(cx.notes)
     ctx.outcome = "ok"
     data = jsoncodec.dumpb(body)

@@ -42,9 +42,8 @@ async def _door(ctx: Context) -> web.StreamResponse:
                                                    version_declared(header, query), ctx.settings.server.version_mode)
     if not json_body and client is Version.V10:   # a v0.3 caller keeps its version's answer (the body decides)
         raise ContentTypeNotSupported(_WRONG_TYPE)
-    ctx.bind(method=rpc.method, client_version=client)
     op, _ = by_method(rpc.method)
-    ctx.bind(operation=op.name)
+    ctx.bind(method=rpc.method, client_version=client, operation=op.name)
     params = rpc.params
     if client is Version.V10 and MAY_HAVE_PROTO_NAMES.search(body):
         params = json_names(op, params)   # ProtoJSON's proto field names, as v1.0 parsers accept them

@@ -624,3 +624,13 @@ def test_tables_hold_every_route_once() -> None:
     for version, table in TABLES.items():
         flat = [(r.verb, r.template) for routes in table.values() for r in routes]
         assert sorted(flat) == sorted(route for op in OPERATIONS for route in op.routes(version))
+
+
+@pytest.mark.parametrize(("python_sdk", "body"), [(True, REQ03), (False, CFG03)])
+def test_v03_push_create_body_auto_is_made_per_agent(python_sdk: bool, body: dict[str, Any]) -> None:
+    quirks = Quirks().for_agent(python_sdk)
+    out = rest.build(BY_NAME["create_push_config"], CFG03, V03, quirks=quirks)
+    assert json.loads(out.body or b"") == body
+    assert Quirks(rest_push_create_body="config").for_agent(True).rest_push_create_body == "config"  # pinned
+    # "auto" that no agent made a choice for sends the proto's shape
+    assert json.loads(rest.build(BY_NAME["create_push_config"], CFG03, V03).body or b"") == CFG03

@@ -226,7 +226,7 @@ _PATH_OUT: Mapping[Version, Callable[[Route, JsonObj], tuple[dict[str, str], fro
 
 def _v03_create_body(request: JsonObj, quirks: Quirks) -> Any:
     """Quirks.rest_push_create_body: the bare config (P03, JS) or the whole request (PY03)."""
-    return request.get("config", {}) if quirks.rest_push_create_body == "config" else request
+    return request if quirks.rest_push_create_body == "request" else request.get("config", {})
 
 
 

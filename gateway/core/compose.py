@@ -49,6 +49,7 @@ NO_HISTORY_LIMIT = 2**31 - 1   # asked of a v0.3 agent for "every message" (some
 DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 50, 100   # P10 ListTasksRequest.page_size
 
 _UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
+_JS_ABSENT_ENUM = "UNRECOGNIZED"   # a2a-js 1.x's JSON-RPC client writes an unset `status` so (ts-proto's -1)
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
 
@@ -160,7 +161,7 @@ def list_query(params: Any) -> ListQuery:
     context = p.get("contextId") or ""
     if type(context) is not str:
         raise TranslationError("$.params.contextId", "expected a string")
-    status = _state(p.get("status")) if p.get("status") is not None else _UNSPECIFIED
+    status = _state(p.get("status")) if p.get("status") not in (None, _JS_ABSENT_ENUM) else _UNSPECIFIED
     if status is None or status not in V10_STATE_BY_NUMBER.values():
         raise TranslationError("$.params.status", f"unknown task state {p.get('status')!r}")
     size = _int(p, "pageSize", DEFAULT_PAGE_SIZE)

@@ -80,6 +80,7 @@ def test_query_defaults_and_proto_spellings() -> None:
                     "status_timestamp_after": "2026-01-02T03:04:05Z"})
     assert q == ListQuery("c", "TASK_STATE_COMPLETED", 1767323045.0, 5, None, 0, True)
     assert list_query({"status": "TASK_STATE_UNSPECIFIED"}).status == ""
+    assert list_query({"status": "UNRECOGNIZED"}).status == ""   # a2a-js 1.x's spelling of an unset status
 
 
 @pytest.mark.parametrize(("params", "where"), [

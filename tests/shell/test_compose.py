@@ -185,3 +185,23 @@ async def test_push_config_calls_are_refused_when_the_card_has_no_push(fake_agen
     assert resp.status == 400
     assert (await resp.json())["error"]["details"][0]["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
     assert not fake.calls("tasks/pushNotificationConfig/set") and not fake.calls("tasks/pushNotificationConfig/list")
+
+
+async def test_history_limits_hold_both_ways(fake_agent_factory, gateway_factory) -> None:
+    """historyLength is kept whatever the agent sends: a v1.0 caller's limit in front of a v0.3 agent, a v0.3
+    caller's positive one in front of a v1.0 agent (its 0 means "all" in v0.3, so no limit is sent)."""
+    v03 = await fake_agent_factory("0.3")
+    v03.reply_json("tasks/get", v03_task("t1", history=3))
+    body = await rpc(await gateway_factory(v03.url), call("GetTask", {"id": "t1", "historyLength": 1}))
+    assert [m["messageId"] for m in body["result"]["history"]] == ["m2"]
+    v10 = await fake_agent_factory("1.0")
+    v10.reply_json("GetTask", {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+                               "history": [{"messageId": f"m{i}", "role": "ROLE_USER", "parts": [{"text": "x"}]}
+                                           for i in range(3)]})
+    client = await gateway_factory(v10.url)
+    for limit, expected in ((2, ["m1", "m2"]), (0, ["m0", "m1", "m2"])):
+        resp = await client.post("/", data=jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "method": "tasks/get",
+                                                             "params": {"id": "t1", "historyLength": limit}}),
+                                 headers={"Content-Type": "application/json"})
+        assert [m["messageId"] for m in (await resp.json())["result"]["history"]] == expected
+    assert [c.params.get("historyLength") for c in v10.calls("GetTask")] == [2, None]

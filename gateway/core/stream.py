@@ -356,6 +356,17 @@ class StreamRelay(Generic[F, Out]):
             self.tracked[str(task.get("id", ""))] = hub
         return self._frames.join(out)
 
+    def emit(self, hub: JsonObj) -> Out:
+        """A v1.0 item the shell composed (a change GetTask showed once the agent's own stream was over),
+        framed for the client, whether or not the agent's stream is done."""
+        item = hub if self.client is V10 else translate("stream_response", hub, src=V10, dst=self.client,
+                                                        cx=self.cx, at="$.composed")
+        self.events_out += 1
+        if self.track:
+            member, payload = member_of(hub, "$.composed")
+            self.tracked[str(payload.get("id" if member == "task" else "taskId", ""))] = hub
+        return self._frames.join([self._frames.item(item)])
+
     def close(self) -> Out:
         """Upstream EOF. An event without its last blank line is relayed when its data is whole JSON (a clean
         end that left the blank line out); an event cut short is dropped (noted) and, as the client must not

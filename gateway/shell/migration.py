@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import MigrationSettings
+from gateway.core.errors import UnsupportedVersion
 from gateway.core.migration import Deprecation, Stats, caller_id, merge
 from gateway.core.notes import Note
+from gateway.core.types import Version
 from gateway.observability import get_logger
 from gateway.shell.upstream import Upstream
 
-__all__ = ["FILE_PREFIX", "Migration", "agent_status", "deprecation", "flush_forever", "read_snapshots"]
+__all__ = ["FILE_PREFIX", "Migration", "agent_status", "check_cutoff", "deprecation", "flush_forever", "read_snapshots"]
 
 log = get_logger("gateway.migration")
 
@@ -38,6 +40,14 @@ def deprecation(settings: MigrationSettings) -> Deprecation:
         policy = _POLICIES[settings] = Deprecation.of(settings.deprecation, settings.sunset, settings.link,
                                                       settings.cutoff)
     return policy
+
+
+def check_cutoff(settings: MigrationSettings, version: Version) -> None:
+    """Past `migration.cutoff`, a v0.3 caller gets the version error (in its own shape) instead of a
+    translation: UnsupportedVersion naming what to send instead."""
+    if version is Version.V03 and deprecation(settings).cut_off(time.time()):
+        raise UnsupportedVersion("A2A protocol version 0.3 is no longer served here (migration.cutoff); "
+                                 "supported versions: 1.0 (send the header A2A-Version: 1.0)")
 
 
 def agent_status(upstream: Upstream) -> dict[str, Any]:

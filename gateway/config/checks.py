@@ -137,6 +137,20 @@ def check_public_url(value: str) -> str:
     return check_http_url(value, what="the public URL").rstrip("/")
 
 
+def check_jwks_url(value: str) -> str:
+    return value if value == "" else check_http_url(value, what="the JWKS URL")
+
+
+JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+
+
+def check_jwt_algorithms(value: tuple[str, ...]) -> tuple[str, ...]:
+    bad = [a for a in value if a not in JWT_ALGORITHMS]
+    if bad or not value:
+        raise BadValue(f"must be some of {', '.join(JWT_ALGORITHMS)}, got {', '.join(bad) or 'none'}")
+    return value
+
+
 def check_cidrs(value: tuple[str, ...]) -> tuple[Network, ...]:
     nets: list[Network] = []
     for item in value:

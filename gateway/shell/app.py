@@ -20,7 +20,10 @@ from gateway.observability import get_logger
 from gateway.shell import task_index
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.doors import agui, card, jsonrpc, rest
+from gateway.shell.guard import Guard
 from gateway.shell.keys import (
+    CARD_SIGNER,
+    GUARD,
     LIFECYCLE,
     METRICS,
     MIGRATION,
@@ -34,6 +37,7 @@ from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
 from gateway.shell.migration import Migration, flush_forever
 from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
+from gateway.shell.signing import JWKS_PATH, CardSigner, CardVerifier
 from gateway.shell.upstream import Upstream
 
 log = get_logger("gateway.app")
@@ -50,6 +54,9 @@ def build_app(settings: Settings) -> web.Application:
                                                             lifecycle.routes.items()} or {"default": upstream})
     app.on_response_prepare.append(deprecation_headers)  # the root's: it sees the routes' replies too
     inject = None
+    edge = _Edge(CardSigner.from_settings(settings.card), CardVerifier.from_settings(settings.card))
+    if edge.verifier is not None:
+        app.cleanup_ctx.append(edge.cleanup_ctx)
     if settings.tracing.enabled:  # outermost: the span covers the whole request
         from gateway.shell.tracing import TRACING, Tracing
 
@@ -64,14 +71,26 @@ def build_app(settings: Settings) -> web.Application:
     if settings.routes:
         from gateway.shell import routes
 
-        routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject))
+        routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject, edge))
     else:
         app[UPSTREAM] = upstream
         upstream.inject = inject
-        _serve_agent(app, settings, inject)
+        _serve_agent(app, settings, inject, edge)
     app.cleanup_ctx.append(lifecycle.cleanup_ctx)
     app.cleanup_ctx.append(_migration_ctx)
     return app
+
+
+class _Edge:
+    """What the edge adds to every agent served: the card signer and the upstream card's verifier."""
+
+    def __init__(self, signer: CardSigner | None, verifier: CardVerifier | None) -> None:
+        self.signer, self.verifier = signer, verifier
+
+    async def cleanup_ctx(self, app: web.Application) -> AsyncIterator[None]:
+        yield
+        if self.verifier is not None:
+            await self.verifier.close()
 
 
 async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -89,13 +108,22 @@ async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 def _serve_agent(app: web.Application, settings: Settings,
-                 inject: Callable[[MutableMapping[str, str]], None] | None) -> None:
+                 inject: Callable[[MutableMapping[str, str]], None] | None, edge: _Edge) -> None:
     """Serve one agent on `app` (the root app, or a route's sub-app holding its own UPSTREAM)."""
     app[UPSTREAM].inject = inject
+    if edge.verifier is not None:
+        app[UPSTREAM].verify = edge.verifier.check
     grpc = (Binding.GRPC,) if settings.grpc.listen and not settings.routes else ()  # gRPC serves [upstream]
     app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST, *grpc)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
+    if edge.signer is not None:
+        app[CARD_SIGNER] = edge.signer
+        app.router.add_get(JWKS_PATH, card.jwks)
+    guard = Guard.of(settings)   # this agent's [auth] and [callers] (a route's own)
+    if guard is not None:
+        app[GUARD] = guard
+        app.cleanup_ctx.append(guard.cleanup_ctx)
     app.router.add_post("/", jsonrpc.handle)
     if app.get(ROUTE_PREFIX):
         app.router.add_post("", jsonrpc.handle)  # the route's prefix itself, as its card says

@@ -5,10 +5,12 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.core.types import Binding
+from gateway.shell.guard import Guard
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration
 from gateway.shell.push.sender import PushSender
+from gateway.shell.signing import CardSigner
 from gateway.shell.upstream import Upstream
 
 UPSTREAM = web.AppKey("upstream", Upstream)
@@ -21,3 +23,5 @@ LIFECYCLE = web.AppKey("lifecycle", Lifecycle)  # its `settings` are the ones in
 ROUTE_HOST = web.AppKey("route_host", str)  # a Host-matched [[routes]] sub-app's host
 ROUTE_NAME = web.AppKey("route_name", str)  # a [[routes]] sub-app's name (metrics, logs)
 ROUTE_PREFIX = web.AppKey("route_prefix", str)  # a [[routes]] sub-app's path prefix ("/agents/x")
+CARD_SIGNER = web.AppKey("card_signer", CardSigner)  # [card] signing_key_file set: signs the served cards
+GUARD = web.AppKey("guard", Guard)  # [auth]/[callers] on an agent's app: requests admitted before their door

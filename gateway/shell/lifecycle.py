@@ -122,7 +122,7 @@ class StreamHandle:
 
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
 RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.idle_timeout_seconds", "admin.",
-                    "grpc.", "tracing.", "push.", "agui.", "task_index.", "routes")
+                    "grpc.", "tracing.", "push.", "agui.", "task_index.", "card.", "auth.", "callers.", "routes")
 # with [[routes]], every route's settings (and the [upstream]/[quirks]/[migration] keys they inherit) are fixed too
 ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.", "migration.")
 
@@ -352,6 +352,11 @@ class Lifecycle:
         if self.routes:
             return True, "ready"
         upstream = self.upstream
+        verdict = upstream.card_signature
+        if verdict is not None and not verdict.ok:   # [card] verify keys: the upstream card's signatures
+            if self.settings.card.require_verified:
+                return False, f"the upstream card's signature is not verified: {verdict.detail}"
+            return True, f"ready; the upstream card's signature is not verified: {verdict.detail}"
         if upstream.settings.version != "auto" or upstream.card_known:
             return True, "ready"
         error = upstream.last_card_error

@@ -79,10 +79,18 @@ class Metrics:
         self.upstream_errors = Counter(
             PREFIX + "upstream_errors", "Failed upstream calls by kind: connect, timeout, bad_reply, "
             "http_5xx, stream_broken.", ("kind",), registry=r)
+        self.upstream_retries = Counter(
+            PREFIX + "upstream_retries", "Upstream calls sent again, by reason: connect (no connection "
+            "could be opened), dead_connection (the pooled one was closed before a byte was written), reset "
+            "(the agent reset the connection with the request unread), and for read-only calls "
+            "disconnected, http_502, http_503, http_504.", ("reason",), registry=r)
         self.push = Counter(PREFIX + "push_deliveries", "Push-relay events by outcome (received, "
                             "delivered, retry, rejected, refused, failed, …).", ("outcome",), registry=r)
         self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
                                       ("outcome",), registry=r)
+        self.card_signatures = Counter(PREFIX + "card_signature_checks", "Upstream agent-card signature checks "
+                                       "([card] verify keys) by result: valid, invalid, unsigned.", ("result",),
+                                       registry=r)
         self.version_checks = Counter(
             PREFIX + "upstream_version_checks", "Agent interfaces probed for the version they really speak "
             "(upstream.version = auto), by outcome: verified (the card's claim proven), corrected (the agent "
@@ -94,6 +102,9 @@ class Metrics:
                                   "reached: limits.max_client_connections, limits.max_connections (unary "
                                   "calls' pool) or limits.max_stream_connections (streams' pool).", ("limit",),
                                   registry=r)
+        self.edge_refusals = Counter(PREFIX + "edge_refusals", "Requests the edge refused before their door: "
+                                     "unauthenticated (401), permission_denied (403), rate_limited (429).",
+                                     ("reason",), registry=r)
         self.client_timeouts = Counter(PREFIX + "client_timeouts", "Client connections closed because the "
                                        "client was too slow, by phase: headers (server.header_timeout_seconds), "
                                        "body (server.body_timeout_seconds).", ("phase",), registry=r)
@@ -158,9 +169,15 @@ class Metrics:
     def upstream_error(self, kind: str) -> None:
         self._child(self.upstream_errors, kind).inc()
 
+    def upstream_retry(self, reason: str) -> None:
+        self.upstream_retries.labels(reason).inc()
+
     def overload(self, limit: str) -> None:
         """A request refused because the gateway reached `limit` (a key of OVERLOAD_LIMITS)."""
         self._child(self.overloaded, limit).inc()
+
+    def edge_refusal(self, reason: str) -> None:
+        self.edge_refusals.labels(reason).inc()
 
     def client_timeout(self, phase: str) -> None:
         self._child(self.client_timeouts, phase).inc()
@@ -173,6 +190,9 @@ class Metrics:
 
     def card_refresh(self, outcome: str) -> None:
         self._child(self.card_refreshes, outcome).inc()
+
+    def card_signature(self, result: str) -> None:
+        self.card_signatures.labels(result).inc()
 
     def config_reload(self, outcome: str) -> None:
         self._child(self.config_reloads, outcome).inc()

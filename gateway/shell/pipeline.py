@@ -5,9 +5,10 @@ exception into the caller's error reply, and the exchange's one log line and its
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -17,14 +18,23 @@ from multidict import CIMultiDict
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc
-from gateway.core.errors import ClientTooSlow, GatewayError, GatewayOverloaded, InvalidAgentResponse, LimitExceeded
+from gateway.core.errors import (
+    ClientTooSlow,
+    EdgeRefusal,
+    GatewayError,
+    GatewayOverloaded,
+    InvalidAgentResponse,
+    LimitExceeded,
+)
 from gateway.core.exchange import Reply, error_reply
 from gateway.core.notes import Note
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
 from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
-from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.callers import StreamBudget
+from gateway.shell.guard import Guard
+from gateway.shell.keys import GUARD, LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, deprecation
@@ -88,8 +98,20 @@ class Context:
     """One request on its way through the gateway: what every door and the proxy need of the app, and what
     the exchange's log line and metrics will say."""
 
-    __slots__ = ("app", "caller", "fields", "lifecycle", "notes", "outcome", "request", "request_id", "settings",
-                 "started")
+    __slots__ = (
+        "app",
+        "budget",
+        "caller",
+        "fields",
+        "lifecycle",
+        "notes",
+        "outcome",
+        "request",
+        "request_id",
+        "settings",
+        "started",
+        "who",
+    )
 
     def __init__(self, request: web.Request, caller: Caller) -> None:
         app = request.app
@@ -103,6 +125,8 @@ class Context:
         self.notes: list[Note] = []        # the exchange's translation notes, logged and counted once
         self.outcome: str | None = None    # ok, stream, error, rejected; None: decided from the reply
         self.started = time.monotonic()
+        self.who: str | None = None        # the caller, as its [callers] limits know it (the guard admitted it)
+        self.budget: StreamBudget | None = None   # the budgets of the stream it relays (stream_slot)
 
     @property
     def upstream(self) -> Upstream:
@@ -126,6 +150,18 @@ class Context:
     @property
     def served_bindings(self) -> tuple[Binding, ...]:
         return self.app[SERVED_BINDINGS]
+
+    @contextlib.contextmanager
+    def stream_slot(self) -> Iterator[None]:
+        """Held while this request relays a stream: the caller's stream slot ([callers] max_streams; a
+        RateLimited refusal when none is free), its budgets in `budget` meanwhile."""
+        guard = self.app.get(GUARD)
+        if guard is None:
+            yield
+            return
+        with guard.stream(self.who) as self.budget:
+            yield
+        self.budget = None
 
     def bind(self, **fields: Any) -> None:
         """Fields every line of this exchange carries (operation, versions, method, …)."""
@@ -178,9 +214,10 @@ async def read_body(request: web.Request, limit: int) -> bytes:
 
 
 async def serve(request: web.Request, door: Door, caller: Caller, *,
-                operation: str | None = None) -> web.StreamResponse:
-    """Run `door` for `request`: the one boundary (every GatewayError and every unexpected exception becomes
-    the caller's error reply, the latter with its traceback logged), then the one log line and the metrics."""
+                operation: str | None = None, public: bool = False) -> web.StreamResponse:
+    """Run `door` for `request`: the edge's guard first unless `public` (caller authentication and limits),
+    the one boundary (every GatewayError and every unexpected exception becomes the caller's error reply,
+    the latter with its traceback logged), then the one log line and the metrics."""
     ctx = Context(request, caller)
     request[CONTEXT] = ctx
     open_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
@@ -192,6 +229,9 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
             ctx.outcome = "rejected"
             await _learn_caller(ctx)
             raise overloaded
+        guard = None if public else request.app.get(GUARD)
+        if guard is not None:
+            await _admit(ctx, guard)
         result = await door(ctx)
         response = respond(result) if isinstance(result, Reply) else result
         if isinstance(result, Reply) and ctx.outcome is None:
@@ -215,10 +255,13 @@ def _error_response(ctx: Context, err: GatewayError) -> web.Response:
     JSON-RPC error body included, so that load balancers and clients' retry logic see them; an overload
     says when to retry, and a slow client's connection is closed."""
     reply = ctx.fail(err)
-    if isinstance(err, GatewayOverloaded | ClientTooSlow) and reply.status != err.http_status:
+    if isinstance(err, GatewayOverloaded | ClientTooSlow | EdgeRefusal) and reply.status != err.http_status:
         reply = Reply(err.http_status, reply.body, reply.content_type, reply.error)
     response = respond(reply)
-    if isinstance(err, GatewayOverloaded):
+    if isinstance(err, EdgeRefusal):   # 401/403 with WWW-Authenticate, 429 with Retry-After
+        response.headers.update(err.headers)
+        ctx.metrics.edge_refusal(err.reason.lower())
+    elif isinstance(err, GatewayOverloaded):
         response.headers["Retry-After"] = str(err.retry_after)
     elif isinstance(err, ClientTooSlow):
         response.force_close()
@@ -235,6 +278,19 @@ async def _write_and_close(ctx: Context, response: web.Response) -> None:
     except ConnectionResetError:
         pass
     ctx.request.protocol.force_close()
+
+
+async def _admit(ctx: Context, guard: Guard) -> None:
+    """The guard's verdict on the request; a refused JSON-RPC caller's id is read first, for its error."""
+    try:
+        admitted = await guard.admit(ctx.request)
+    except EdgeRefusal:
+        ctx.outcome = "rejected"
+        await _learn_caller(ctx)
+        raise
+    ctx.request, ctx.who = admitted.request, admitted.who
+    if admitted.subject is not None:
+        ctx.fields["subject"] = admitted.subject
 
 
 async def _learn_caller(ctx: Context) -> None:

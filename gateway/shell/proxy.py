@@ -65,6 +65,13 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     more when the agent turned out to speak another version than its card says (a read-only call). Past the
     route's `migration.cutoff`, a v0.3 caller gets the version error instead."""
     check_cutoff(ctx.settings.migration, call.version)
+    if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
+        with ctx.stream_slot():
+            return await _relearning(ctx, call, raw)
+    return await _relearning(ctx, call, raw)
+
+
+async def _relearning(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     try:
         return await _forward(ctx, call, raw)
     except Relearned:
@@ -170,7 +177,7 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
     while True:
         url = _url(exchange.upstream, out.path)
         reply = await ctx.upstream.request(out.method, url, headers=upstream_headers(ctx, exchange.upstream),
-                                           body=out.body, query=out.query)
+                                           body=out.body, query=out.query, read_only=exchange.op.read_only)
         status, headers, body = reply.status, reply.headers, reply.body
         if fallback and exchange.upstream.binding is Binding.REST and route_missing(status, body):
             raise RouteMissing
@@ -194,7 +201,7 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
     headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
     resp = await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
-                                   body=out.body, query=out.query)
+                                   body=out.body, query=out.query, read_only=exchange.op.read_only)
     client = exchange.call.version
     try:
         if resp.status != 200 or resp.content_type != "text/event-stream":
@@ -228,7 +235,7 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay: Relay) -> int:
-    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
+    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
                          lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()
     return written
@@ -245,13 +252,15 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         headers["Content-Type"] = ctx.request.headers["Content-Type"]
     url = _url(iface, raw.path)
     if not call.op.streaming:
-        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                           read_only=call.op.read_only)
         await _learn(ctx, call, iface, reply.status, reply.body)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
         return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
     headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
-    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                   read_only=call.op.read_only)
     try:
         if resp.content_type != "text/event-stream":
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)

@@ -17,6 +17,7 @@ from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailab
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
+from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
 
 log = get_logger("gateway.relay")
@@ -59,7 +60,8 @@ async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.S
 
 async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
                heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
-               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS) -> int:
+               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
+               budget: StreamBudget | None = None) -> int:
     """Relay upstream chunks through `relay` until either side ends; returns bytes written.
     The upstream response is always released, also when the client has gone (write fails or the
     handler is cancelled). With a `lifecycle`, the stream is registered and counted, and the drain
@@ -71,7 +73,7 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode)
     return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
-                       keepalive=keepalive, hold_seconds=hold_seconds).run()
+                       keepalive=keepalive, hold_seconds=hold_seconds, budget=budget).run()
 
 
 class _Pump:
@@ -80,16 +82,20 @@ class _Pump:
 
     def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
                  handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
-                 hold_seconds: float) -> None:
+                 hold_seconds: float, budget: StreamBudget | None = None) -> None:
         self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
         self.handle, self.heartbeat, self.idle_timeout = handle, heartbeat, idle_timeout
         self.keepalive, self.hold_seconds = keepalive, hold_seconds
         self.written = 0
         self.last_upstream = self.last_write = time.monotonic()
         self.beat = False  # whether the current wait includes the keep-alive deadline
+        self.budget = budget if handle is not None else None   # a caller's stream budgets end it as a drain does
 
     async def run(self) -> int:
         relay, handle = self.relay, self.handle
+        timer = None
+        if self.budget is not None and self.budget.seconds > 0 and handle is not None:
+            timer = asyncio.get_running_loop().call_later(self.budget.seconds, handle.stop)
         try:
             while not relay.done:
                 if handle is not None and handle.stopping and handle.at_boundary:
@@ -112,6 +118,8 @@ class _Pump:
                     break
                 await self.chunk(chunk)
         finally:
+            if timer is not None:
+                timer.cancel()
             self.finish()
         return self.written
 
@@ -181,6 +189,8 @@ class _Pump:
 
     async def write(self, data: bytes) -> None:
         self.written += await _write(self.response, data)
+        if self.budget is not None and self.handle is not None and self.budget.over(self.written):
+            self.handle.stop()
 
     def finish(self) -> None:
         if self.handle is not None:

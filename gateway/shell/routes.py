@@ -80,7 +80,7 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
     root = app[LIFECYCLE]
     for route in sorted(settings.routes, key=_order):
         own = dataclasses.replace(settings, upstream=route.upstream, quirks=route.quirks, migration=route.migration,
-                                  routes=())
+                                  auth=route.auth, callers=route.callers, routes=())
         sub = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
         sub[METRICS] = app[METRICS]
         sub[MIGRATION] = app[MIGRATION]

@@ -418,7 +418,8 @@ def main() -> int:
     args = common.client_argparser("a2a-sdk 1.x test client (pure v1.0)").parse_args()
 
     async def scenario() -> dict[str, Any]:
-        async with httpx.AsyncClient(timeout=common.SCENARIO_TIMEOUT_S) as http:
+        headers = common.headers_of(args)
+        async with httpx.AsyncClient(timeout=common.SCENARIO_TIMEOUT_S, headers=headers) as http:
             card = only_v10(await A2ACardResolver(http, args.url).get_agent_card())
             return await SCENARIOS[args.scenario](Peer(args, http, card))
 

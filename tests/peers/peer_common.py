@@ -198,7 +198,14 @@ def client_argparser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--transport", choices=("jsonrpc", "rest", "grpc"), default="jsonrpc")
     parser.add_argument("--webhook", default=DEFAULT_WEBHOOK, help="push_crud: webhook URL to register")
     parser.add_argument("--context", default="", help="list_only: the contextId to list")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
+                        help="a header sent with every request (credentials for a gateway's [auth])")
     return parser
+
+
+def headers_of(args: argparse.Namespace) -> dict[str, str]:
+    """The --header NAME=VALUE options as a dict."""
+    return dict(item.split("=", 1) for item in args.header)
 
 
 ErrorMapper = Callable[[BaseException], dict[str, Any] | None]

@@ -24,7 +24,8 @@ async def test_readiness_follows_the_upstream_card_and_the_drain(fake_agent_fact
     fake = await fake_agent_factory("1.0")
     fake.reply_json(CARD, status=503, raw=b"starting")  # the agent is not up yet
     fake.reply_json(CARD, fake.card)
-    gateway = await gateway_factory(fake.url, upstream__card_retry_seconds=0.2)
+    # no retry of the card's 503 within the fetch (upstream.retry_attempts): the refresher's retry is shown
+    gateway = await gateway_factory(fake.url, upstream__card_retry_seconds=0.2, upstream__retry_attempts=0)
     admin = await admin_for(aiohttp_client, gateway)
 
     assert (await admin.get("/healthz")).status == 200

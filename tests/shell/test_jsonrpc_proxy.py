@@ -134,7 +134,8 @@ async def test_unauthorized_passes_through(fake_agent_factory, gateway_factory) 
 
 
 async def test_upstream_unreachable(gateway_factory, unused_tcp_port: int) -> None:
-    client = await gateway_factory(f"http://127.0.0.1:{unused_tcp_port}", upstream__version="1.0")
+    client = await gateway_factory(f"http://127.0.0.1:{unused_tcp_port}", upstream__version="1.0",
+                                   upstream__retry_backoff_seconds=0.001)  # refused: retried, then answered
     status, body, _ = await _post(client, V03_SEND)
     assert status == 200 and body["id"] == 7 and body["error"]["code"] == -32603
     assert "unreachable" in body["error"]["message"]

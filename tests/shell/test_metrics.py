@@ -141,7 +141,8 @@ async def test_upstream_errors_by_kind(fake_agent_factory, gateway_factory, aioh
     fake.reply_delay("SendMessage", 5)
     slow = await gateway_factory(fake.url, upstream__version="1.0", upstream__timeout__total_unary=0.2)
     await _post(slow, V03_SEND)
-    down = await gateway_factory(f"http://127.0.0.1:{unused_tcp_port}", upstream__version="1.0")
+    down = await gateway_factory(f"http://127.0.0.1:{unused_tcp_port}", upstream__version="1.0",
+                                 upstream__retry_backoff_seconds=0.001)
     await _post(down, V03_SEND)
 
     m = await scrape(aiohttp_client, gateway)

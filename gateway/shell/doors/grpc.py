@@ -39,7 +39,7 @@ from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
 from gateway.shell.metrics import Metrics
-from gateway.shell.migration import Migration
+from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.relay import LOOKAHEAD_SECONDS
 from gateway.shell.upstream import Upstream, read_bounded
@@ -188,6 +188,7 @@ class GrpcListener:
     async def _serve(self, call: GrpcCall, request: bytes) -> bytes | GrpcStatus:
         rpc, settings = call.rpc, call.settings
         check_version(rpc.version, call.metadata, strict=settings.server.version_mode == "strict")
+        check_cutoff(settings.migration, rpc.version)
         cx = Cx(quirks=settings.quirks)
         try:
             params = decode_request(rpc, request, cx)
@@ -240,6 +241,8 @@ class GrpcListener:
         """The agent's reply headers as the caller's initial metadata (activated extensions included)."""
         pairs = toward_caller(from_headers(headers.items()), call.version)
         pairs.append(("x-request-id", call.request_id))
+        if call.version is Version.V03:   # the [migration] deprecation headers, as metadata
+            pairs.extend((name.lower(), value) for name, value in deprecation(call.settings.migration).headers())
         await call.context.send_initial_metadata(pairs)
 
     async def _http_unary(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,

@@ -19,11 +19,15 @@ from gateway.config.checks import (
     check_a2ui_versions,
     check_admin_listen,
     check_cidrs,
+    check_deprecation_link,
     check_event_loop,
+    check_header_name,
     check_headers,
+    check_instant,
     check_listen,
     check_public_url,
     check_push_keys,
+    check_redis_url,
     check_tenant,
     check_tracing,
     check_upstream_url,
@@ -36,9 +40,11 @@ from gateway.config.settings import (
     AguiSettings,
     LimitsSettings,
     LogSettings,
+    MigrationSettings,
     PushSettings,
     ServerSettings,
     Settings,
+    TaskIndexSettings,
     TimeoutSettings,
     TracingSettings,
     UpstreamSettings,
@@ -249,12 +255,20 @@ SECTIONS: dict[str, str] = {
     "webhook, with the client's route sealed (encrypted) into its URL, so any replica can deliver.",
     "quirks": "Per-peer compatibility switches for known differences between A2A implementations. The "
     "defaults follow the specification.",
+    "task_index": "What the gateway remembers of the tasks it sees pass to a v0.3 agent, so that it can "
+    "answer a v1.0 client's ListTasks (v0.3 has no list): each task's id, context, state, timestamp and "
+    "the caller's scope (a digest of the request's credential headers, never the credentials). Tasks "
+    "the gateway never saw are not listed.",
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
     "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
     "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
     "/workers (the worker processes). It is never served on the main listener.",
+    "migration": "Gradual migration from A2A 0.3 to 1.0: who still speaks v0.3 (the admin listener's "
+    "GET /migration and its page), and what v0.3 clients are told: the `Deprecation` (RFC 9745), `Sunset` "
+    "(RFC 8594) and `Link rel=\"deprecation\"` headers on every reply to a v0.3 client, and past the cut-off "
+    "the version error instead of a translation. A [[routes]] entry may set its own.",
     "tracing": "OpenTelemetry tracing (the `otel` extra): a server span per request, and the W3C trace "
     "context (`traceparent`) passed to the upstream agent.",
 }
@@ -413,6 +427,21 @@ _TABLE: tuple[Key, ...] = (
     Key("push.max_body_bytes", "int", 4 * _MIB,
         "Largest notification body accepted from the upstream agent, in bytes (default 4 MiB).",
         check=ONE_OR_MORE),
+    Key("task_index.store", "enum", "memory",
+        "Where the records live: memory (bounded, in this process: complete for a sidecar with one "
+        "worker) or redis (shared by replicas and worker processes; see task_index.redis_url).",
+        choices=("memory", "redis")),
+    Key("task_index.redis_url", "str", "redis://127.0.0.1:6379/0",
+        "The Redis server of store = redis (redis:// or rediss:// URL, credentials included if any).",
+        check=check_redis_url),
+    Key("task_index.ttl_seconds", "float", 86400.0,
+        "How long a record is kept after the task was last seen; the Redis keys expire then.",
+        check=POSITIVE),
+    Key("task_index.max_tasks", "int", 10000,
+        "Most records kept per agent (per caller scope in Redis); the least recently seen go first.",
+        check=ONE_OR_MORE),
+    Key("task_index.key_prefix", "str", "a2a-gateway:",
+        "Prefix of every Redis key the index writes (to share one Redis between deployments)."),
     Key("agui.contextid_mode", "enum", "server",
         "\"server\": the agent issues the A2A contextId on a thread's first run and the gateway keeps "
         "it; \"thread\": the AG-UI threadId is sent as the contextId (only for agents that accept "
@@ -473,6 +502,28 @@ _TABLE: tuple[Key, ...] = (
         "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
         "so that probes and Prometheus reach it, and keep it off public Services.",
         check=check_admin_listen),
+    Key("migration.caller_header", "str", "User-Agent",
+        "The request header that names a caller in the migration view (e.g. a client-id header). A "
+        "credential header (Authorization, Cookie, X-API-Key, …) is shown as a SHA-256 fingerprint, never "
+        "its value.", check=check_header_name),
+    Key("migration.max_callers", "int", 100,
+        "How many callers the migration view keeps apart (the busiest); the others are summed as one.",
+        check=ONE_OR_MORE),
+    Key("migration.deprecation", "str", "",
+        "When v0.3 was (or will be) deprecated: a date (2026-06-30), an ISO 8601 date-time with its offset or "
+        "@<unix seconds>. Set: every reply to a v0.3 client carries `Deprecation: @<unix seconds>` (RFC 9745).",
+        check=check_instant),
+    Key("migration.sunset", "str", "",
+        "When v0.3 stops being served (same forms as `deprecation`). Set: every reply to a v0.3 client "
+        "carries `Sunset: <HTTP-date>` (RFC 8594). It only informs; `cutoff` enforces.",
+        check=check_instant),
+    Key("migration.link", "str", "",
+        "A page on moving to A2A 1.0. Set: every reply to a v0.3 client carries `Link: <url>; "
+        "rel=\"deprecation\"` (RFC 9745).", check=check_deprecation_link),
+    Key("migration.cutoff", "str", "",
+        "From this moment (same forms as `deprecation`), v0.3 clients are answered the version error "
+        "(VersionNotSupported, naming `A2A-Version: 1.0`) instead of a translation. \"\": never.",
+        check=check_instant),
     Key("tracing.enabled", "bool", False,
         "Make a server span per request and pass the trace context upstream; needs the `otel` extra.",
         check=check_tracing),
@@ -559,10 +610,12 @@ SECTION_TYPES: dict[str, type] = {
     "limits": LimitsSettings,
     "push": PushSettings,
     "quirks": Quirks,
+    "task_index": TaskIndexSettings,
     "agui": AguiSettings,
     "log": LogSettings,
     "admin": AdminSettings,
     "tracing": TracingSettings,
+    "migration": MigrationSettings,
 }
 
 
@@ -590,8 +643,8 @@ ROUTES_DOC = (
     "first route whose host (if set) and prefix match, routes with a host first, longer prefixes first; "
     "a path no route matches gets a 404 in the A2A HTTP+JSON error shape. With no routes the gateway "
     "is a sidecar in front of `[upstream]`. Routes come from the config file only: no environment "
-    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]` keys they "
-    "inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
+    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]`/`[migration]` "
+    "keys they inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
     "`routes[1].upstream.url`."
 )
 ROUTE_KEYS: tuple[RouteKey, ...] = (
@@ -604,8 +657,10 @@ ROUTE_KEYS: tuple[RouteKey, ...] = (
              "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
     RouteKey("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
              "`[quirks]`."),
+    RouteKey("migration", "table", "`[migration]`", "Any `[migration]` key, as `[routes.migration]` (e.g. a "
+             "route's own deprecation dates and cut-off); keys not set inherit `[migration]`."),
 )
-ROUTED_SECTIONS = ("upstream", "quirks")  # the sections a route may set (and the tables among its keys)
+ROUTED_SECTIONS = ("upstream", "quirks", "migration")  # the sections a route may set (and the tables among its keys)
 
 
 # --- the schema agrees with itself -----------------------------------------------------------------

@@ -89,6 +89,15 @@ class PushSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class TaskIndexSettings:
+    store: Literal["memory", "redis"]
+    redis_url: str
+    ttl_seconds: float
+    max_tasks: int
+    key_prefix: str
+
+
+@dataclass(frozen=True, slots=True)
 class AguiSettings:
     contextid_mode: Literal["server", "thread"]
     unknown_surface: Literal["lenient", "strict"]
@@ -123,15 +132,26 @@ class LogSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MigrationSettings:
+    caller_header: str
+    max_callers: int
+    deprecation: str  # "" or "@<unix seconds>" (normalised by checks.check_instant)
+    sunset: str
+    link: str
+    cutoff: str
+
+
+@dataclass(frozen=True, slots=True)
 class RouteSettings:
     """One `[[routes]]` entry: an upstream agent selected by path prefix and/or Host, with its own
-    upstream and quirks settings (the keys it does not set inherit `[upstream]` and `[quirks]`)."""
+    upstream, quirks and migration settings (the keys it does not set inherit the top-level sections)."""
 
     name: str
     path_prefix: str  # "" or "/seg[/seg...]" without a trailing slash
     host: str  # "" (any) or a lower-case host name, matched without the port
     upstream: UpstreamSettings
     quirks: Quirks
+    migration: MigrationSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +161,10 @@ class Settings:
     limits: LimitsSettings
     push: PushSettings
     quirks: Quirks
+    task_index: TaskIndexSettings
     agui: AguiSettings
     log: LogSettings
     admin: AdminSettings
     tracing: TracingSettings
+    migration: MigrationSettings
     routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case

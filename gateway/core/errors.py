@@ -11,6 +11,7 @@ class GatewayError(Exception):
     http_status: int = 500
     reason: str = "INTERNAL_ERROR"
     default_message: str = "Internal error"
+    transport_status: bool = False   # http_status is the transport's verdict: it wins over the code's table row
 
     def __init__(self, message: str | None = None, *, path: str = "") -> None:
         self.message = message or self.default_message
@@ -66,6 +67,25 @@ class UnsupportedOperation(GatewayError):
     http_status = 400
     reason = "UNSUPPORTED_OPERATION"
     default_message = "This operation is not supported"
+
+
+class TaskNotFound(GatewayError):
+    """The task is unknown (or not the caller's to see), as the gateway itself found out."""
+
+    jsonrpc_code = -32001
+    http_status = 404
+    reason = "TASK_NOT_FOUND"
+    default_message = "Task not found"
+
+
+class ContentTypeNotSupported(GatewayError):
+    """A v1.0 caller's request body is not of a media type the binding accepts (S10 §5.4: HTTP 415)."""
+
+    jsonrpc_code = -32005
+    http_status = 415
+    reason = "CONTENT_TYPE_NOT_SUPPORTED"
+    default_message = "Incompatible content types"
+    transport_status = True
 
 
 class UnsupportedVersion(GatewayError):

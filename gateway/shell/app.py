@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import gc
 import importlib
+import os
 from collections.abc import AsyncIterator, Callable, MutableMapping
+from pathlib import Path
 
 from aiohttp import web
 
@@ -15,18 +17,22 @@ from gateway.config import ConfigError, Problem, Settings
 from gateway.core.card import CARD_PATHS
 from gateway.core.types import Binding
 from gateway.observability import get_logger
+from gateway.shell import task_index
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.doors import agui, card, jsonrpc, rest
 from gateway.shell.keys import (
     LIFECYCLE,
     METRICS,
+    MIGRATION,
     PUSH_SENDER,
     ROUTE_PREFIX,
     SERVED_BINDINGS,
     UPSTREAM,
 )
 from gateway.shell.lifecycle import Lifecycle, Process
-from gateway.shell.metrics import Metrics, MetricsPushCounter
+from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
+from gateway.shell.migration import Migration
+from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
 from gateway.shell.upstream import Upstream
 
@@ -40,6 +46,9 @@ def build_app(settings: Settings) -> web.Application:
     metrics = app[METRICS] = Metrics()
     upstream = Upstream(settings.upstream, settings.limits, metrics=metrics)
     lifecycle = app[LIFECYCLE] = Lifecycle(settings, upstream, metrics)
+    app[MIGRATION] = Migration(settings.migration, lambda: {name: route.upstream for name, route in
+                                                            lifecycle.routes.items()} or {"default": upstream})
+    app.on_response_prepare.append(deprecation_headers)  # the root's: it sees the routes' replies too
     inject = None
     if settings.tracing.enabled:  # outermost: the span covers the whole request
         from gateway.shell.tracing import TRACING, Tracing
@@ -49,6 +58,8 @@ def build_app(settings: Settings) -> web.Application:
         inject = tracing.inject
         app.cleanup_ctx.append(tracing.cleanup_ctx)
     app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
+    app[task_index.TASK_INDEX] = task_index.store_for(settings.task_index)   # every route's agent shares it
+    app.cleanup_ctx.append(task_index.cleanup_ctx)
     lifecycle.follow_in_gauges()
     if settings.routes:
         from gateway.shell import routes
@@ -59,7 +70,14 @@ def build_app(settings: Settings) -> web.Application:
         upstream.inject = inject
         _serve_agent(app, settings, inject)
     app.cleanup_ctx.append(lifecycle.cleanup_ctx)
+    app.cleanup_ctx.append(_migration_ctx)
     return app
+
+
+async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
+    """A worker's last migration snapshot is written when it stops."""
+    yield
+    app[MIGRATION].flush()
 
 
 def _serve_agent(app: web.Application, settings: Settings,
@@ -132,10 +150,12 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         return EXIT_CONFIG
     lifecycle = app[LIFECYCLE]
     lifecycle.supervised = worker is not None  # its parent counts reloads and serves the admin listener
+    if worker is not None and os.environ.get(MULTIPROC_ENV):  # the parent sums the workers' snapshots
+        app[MIGRATION].directory = Path(os.environ[MULTIPROC_ENV])
     admin = None
     if worker is None and settings.admin.listen:
         admin = build_admin_app(ProcessStatus(lifecycle.readiness, app[METRICS].render,
-                                              lambda: lifecycle.handled))
+                                              lambda: lifecycle.handled, app[MIGRATION].snapshot))
     process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None)
     host, port = settings.server.host, settings.server.port
     admin_at = (settings.admin.host, settings.admin.port) if admin is not None else None

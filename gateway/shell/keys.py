@@ -7,6 +7,7 @@ from aiohttp import web
 from gateway.core.types import Binding
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.metrics import Metrics
+from gateway.shell.migration import Migration
 from gateway.shell.push.sender import PushSender
 from gateway.shell.upstream import Upstream
 
@@ -15,6 +16,7 @@ SERVED_BINDINGS = web.AppKey("served_bindings", tuple[Binding, ...])
 SEALER = web.AppKey("push_sealer", object)   # gateway.core.push.PushSealer when the push relay is on
 PUSH_SENDER = web.AppKey("push_sender", PushSender)
 METRICS = web.AppKey("metrics", Metrics)
+MIGRATION = web.AppKey("migration", Migration)  # the process's migration view (root and routes share it)
 LIFECYCLE = web.AppKey("lifecycle", Lifecycle)  # its `settings` are the ones in force (SIGHUP)
 ROUTE_HOST = web.AppKey("route_host", str)  # a Host-matched [[routes]] sub-app's host
 ROUTE_NAME = web.AppKey("route_name", str)  # a [[routes]] sub-app's name (metrics, logs)

@@ -120,9 +120,9 @@ class StreamHandle:
 
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
 RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.idle_timeout_seconds", "admin.",
-                    "tracing.", "push.", "agui.", "routes")
-# with [[routes]], every route's settings (and the [upstream]/[quirks] keys they inherit) are fixed too
-ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.")
+                    "tracing.", "push.", "agui.", "task_index.", "routes")
+# with [[routes]], every route's settings (and the [upstream]/[quirks]/[migration] keys they inherit) are fixed too
+ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.", "migration.")
 
 
 def _flatten(obj: object, prefix: str = "") -> dict[str, object]:
@@ -403,11 +403,13 @@ class Lifecycle:
         """New requests get `new`, but for the keys read at start-up; a changed upstream is swapped."""
         self.settings = keep_static(old, new)
         self.generation += 1
-        if old.routes or new.routes:  # the routes' upstream and quirks are fixed at start-up; the rest reach them
-            self.settings = dataclasses.replace(self.settings, upstream=old.upstream, quirks=old.quirks)
+        if old.routes or new.routes:  # the routes' upstream, quirks, migration: fixed at start-up; the rest reach them
+            self.settings = dataclasses.replace(self.settings, upstream=old.upstream, quirks=old.quirks,
+                                                migration=old.migration)
             for route in self.routes.values():
                 route.settings = dataclasses.replace(self.settings, upstream=route.settings.upstream,
-                                                     quirks=route.settings.quirks, routes=())
+                                                     quirks=route.settings.quirks,
+                                                     migration=route.settings.migration, routes=())
                 route.generation += 1
             return
         for pool in self.upstream.reconfigure(new.upstream, new.limits):

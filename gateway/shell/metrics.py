@@ -83,6 +83,11 @@ class Metrics:
                             "delivered, retry, rejected, refused, failed, …).", ("outcome",), registry=r)
         self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
                                       ("outcome",), registry=r)
+        self.version_checks = Counter(
+            PREFIX + "upstream_version_checks", "Agent interfaces probed for the version they really speak "
+            "(upstream.version = auto), by outcome: verified (the card's claim proven), corrected (the agent "
+            "answered the other version: its card lies), unverified (the probe proved nothing).", ("outcome",),
+            registry=r)
         self.config_reloads = _config_reloads(r)
         self.overloaded = Counter(PREFIX + "connection_limit_rejections", "Requests answered 503 "
                                   "GATEWAY_OVERLOADED because the gateway itself was saturated, by the limit "
@@ -162,6 +167,9 @@ class Metrics:
 
     def push_delivery(self, outcome: str, n: int = 1) -> None:
         self._child(self.push, outcome).inc(n)
+
+    def version_check(self, outcome: str) -> None:
+        self.version_checks.labels(outcome).inc()
 
     def card_refresh(self, outcome: str) -> None:
         self._child(self.card_refreshes, outcome).inc()

@@ -24,16 +24,19 @@ from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
 from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
-from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
+from gateway.shell.migration import deprecation
 from gateway.shell.upstream import Upstream
 
-__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "read_body", "respond", "serve"]
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "deprecation_headers", "read_body", "respond",
+           "serve"]
 
 log = get_logger("gateway.exchange")
 
 JSON = "application/json"
+CARD_OPERATION = "get_agent_card"  # the card door's operation label: a card read is in no version
 
 
 class Caller(Protocol):
@@ -129,6 +132,7 @@ class Context:
 
 
 Door = Callable[[Context], Awaitable["web.StreamResponse | Reply"]]
+CONTEXT = web.RequestKey("gateway_context", Context)  # the request's exchange, for deprecation_headers
 
 
 def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Response:
@@ -171,6 +175,7 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
     """Run `door` for `request`: the one boundary (every GatewayError and every unexpected exception becomes
     the caller's error reply, the latter with its traceback logged), then the one log line and the metrics."""
     ctx = Context(request, caller)
+    request[CONTEXT] = ctx
     open_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
                   operation=operation)
     try:
@@ -253,3 +258,17 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
                          outcome=outcome, duration_s=duration, notes=ctx.notes)
     if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
         ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
+    if isinstance(ctx.caller, A2ACaller) and at.get("operation") != CARD_OPERATION:
+        ctx.app[MIGRATION].record(route=str(at.get("route", "default")), headers=ctx.request.headers,
+                                  version=ctx.caller.version.value, binding=ctx.caller.binding.value, notes=ctx.notes)
+
+
+async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """`app.on_response_prepare`: every reply to a v0.3 A2A client (the card aside: reading it says no
+    version) carries the `[migration]` deprecation headers of its route's settings."""
+    ctx = request.get(CONTEXT)
+    if ctx is None or not isinstance(ctx.caller, A2ACaller) or ctx.caller.version is not Version.V03 \
+            or bound().get("operation") == CARD_OPERATION:
+        return
+    for name, value in deprecation(ctx.settings.migration).headers():
+        response.headers[name] = value

@@ -1,11 +1,11 @@
 """The loop between an upstream event stream and a client `web.StreamResponse`: SSE headers, no
 compression, keep-alives while the agent is silent, the look-ahead timer of `final`, the idle timeout,
-the drain, and the upstream closed in `finally` whoever leaves. It never inspects events."""
+the drain, and the upstream closed in `finally` whoever leaves. It never inspects events: a translator
+(core.stream.StreamRelay) or a checker (core.passthrough.CheckedStream) does."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Protocol
 
@@ -14,6 +14,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
+from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
@@ -32,15 +33,10 @@ LOOKAHEAD_SECONDS = 0.25
 FEED_BYTES = 16384
 KEEPALIVE = encode(SseComment(" keep-alive"))
 DRAINING = encode(SseComment(" draining"))
-# A blank line ends an event; a line ends with CRLF, LF or CR (a CR followed by LF is one ending).
-_EOL = rb"(?:\r\n|\r(?!\n)|\n)"
-_BLANK = re.compile(_EOL + _EOL)
-_ENDS_EVENT = re.compile(_EOL + _EOL + rb"\Z")
-_LF_BLANK = re.compile(rb"\n\n")  # its findall counts twice as fast as bytes.count (which has no memchr path)
 
 
 class Relay(Protocol):
-    """What the loop needs of a stream translator (core.stream.StreamRelay, or a pass-through)."""
+    """What the loop needs of a stream translator (core.stream.StreamRelay) or checker (core.passthrough)."""
 
     @property
     def done(self) -> bool: ...
@@ -52,56 +48,6 @@ class Relay(Protocol):
     def close(self) -> bytes: ...
     def release(self) -> bytes: ...
     def fail(self, error: GatewayError) -> bytes: ...
-
-
-class PassThrough:
-    """Same version on both sides: bytes go through untouched. It counts SSE blocks and knows whether
-    what it wrote ends an event; once `stopping` (drain), it writes up to the next event's end only."""
-
-    done = False
-    holding = False
-
-    def __init__(self) -> None:
-        self.events_out = 0
-        self.stopping = False
-        self._tail = b"\n\n"  # the last bytes written (the start of a stream is an event boundary)
-        self._cr_end = False  # the last event ended with a CR at the end of a chunk (an LF may follow)
-
-    @property
-    def at_boundary(self) -> bool:
-        return _ENDS_EVENT.search(self._tail) is not None
-
-    def feed(self, chunk: bytes) -> bytes:
-        if self.stopping and self.at_boundary:
-            return b""
-        buf = self._tail + chunk
-        skip = len(self._tail)
-        if not self.stopping and not self._cr_end and b"\r" not in buf:  # LF only, the usual case: count in C
-            self.events_out += len(_LF_BLANK.findall(buf)) - buf.count(b"\n\n", 0, skip)
-            self._tail = buf[-4:]
-            return chunk
-        # "…\r\n\r" then "\n…": the LF completes the CRLF of an event already counted
-        same = skip + 1 if self._cr_end and chunk[:1] == b"\n" else -1
-        self._cr_end = False
-        for m in _BLANK.finditer(buf):
-            if m.end() <= skip or m.end() == same:
-                continue
-            self.events_out += 1
-            self._cr_end = m.end() == len(buf) and buf[-1:] == b"\r"
-            if self.stopping:  # the drain: nothing after this event's end
-                chunk = buf[skip:m.end()]
-                break
-        self._tail = (self._tail + chunk)[-4:]
-        return chunk
-
-    def close(self) -> bytes:
-        return b""
-
-    def release(self) -> bytes:
-        return b""
-
-    def fail(self, error: GatewayError) -> bytes:
-        return b""
 
 
 async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.StreamResponse:
@@ -122,7 +68,7 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
     has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
     handle = None
     if lifecycle is not None:
-        mode = "passthrough" if isinstance(relay, PassThrough) else "translated"
+        mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode)
     return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
                        keepalive=keepalive, hold_seconds=hold_seconds).run()
@@ -181,8 +127,7 @@ class _Pump:
     def wait(self) -> float:
         """Seconds until the first deadline: the idle timeout, the keep-alive, the lookahead's hold."""
         deadlines = [self.last_upstream + self.idle_timeout]
-        # a keep-alive comment never goes inside a pass-through event the agent has not finished
-        self.beat = self.heartbeat > 0 and getattr(self.relay, "at_boundary", True)
+        self.beat = self.heartbeat > 0  # every relay writes whole events: a keep-alive never lands inside one
         if self.beat:
             deadlines.append(self.last_write + self.heartbeat)
         if self.relay.holding:
@@ -212,7 +157,7 @@ class _Pump:
         gives."""
         relay, handle = self.relay, self.handle
         self.last_upstream = time.monotonic()
-        step = len(chunk) if isinstance(relay, PassThrough) else FEED_BYTES
+        step = len(chunk) if isinstance(relay, CheckedStream) else FEED_BYTES
         for start in range(0, len(chunk), step):
             try:
                 out = relay.feed(chunk[start:start + step] if len(chunk) > step else chunk)

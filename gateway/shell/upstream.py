@@ -29,7 +29,9 @@ from gateway.core.notes import Cx, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
+from gateway.core.verify import Verified
 from gateway.observability import get_logger, log_notes
+from gateway.shell.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
     from gateway.shell.metrics import Metrics
@@ -98,6 +100,7 @@ class Upstream:
         self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
+        self.card_changed_at = 0.0   # wall clock: when the card last changed (the served card's Last-Modified)
         self._card_lock = asyncio.Lock()
         self._wake = asyncio.Event()  # reconfigure() wakes the refresher
         self.last_card_error: str | None = None
@@ -114,6 +117,10 @@ class Upstream:
         self._agent_quirks: tuple[Quirks, Quirks] | None = None
         # tracing: writes the current trace context into outgoing headers (None: tracing off)
         self.inject: Callable[[MutableMapping[str, str]], None] | None = None
+        # `auto`: each interface of the card as the version probes found it (gateway.shell.verify), and
+        # the interfaces re-probed after a real call's "method not found" since the card was fetched
+        self.verified: list[Verified] = []
+        self._relearned: set[tuple[str, Binding]] = set()
 
     def quirks_for_agent(self, quirks: Quirks) -> Quirks:
         """`quirks` with their "auto" choices made for this agent: a2a-sdk for Python's server software
@@ -152,6 +159,7 @@ class Upstream:
         if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
                                                                settings.binding, settings.tenant):
             self._card, self._card_at, self.last_card_error = None, 0.0, None
+            self.verified = []
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
         new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
@@ -193,7 +201,10 @@ class Upstream:
             if self._card is not None and time.monotonic() - self._card_at < 1.0:
                 return self._card
             try:
-                self._card = await self._fetch_card()
+                card = await self._verify(await self._fetch_card())
+                if self._card is None or card != self._card:
+                    self.card_changed_at = time.time()
+                self._card = card
                 self._card_at = time.monotonic()
                 self.last_card_error = None
                 if self.metrics is not None:
@@ -231,6 +242,37 @@ class Upstream:
                                                   for i in card.interfaces])
             return card
         raise last
+
+    async def _verify(self, card: UpstreamCard) -> UpstreamCard:
+        """`card` with each interface's version as the agent showed it (gateway.core.verify)."""
+        self.verified = await verify_card(Send(self.request), card)
+        self._relearned.clear()
+        self._count_verified(self.verified)
+        return UpstreamCard(card.card, tuple(v.interface for v in self.verified))
+
+    def _count_verified(self, verified: list[Verified]) -> None:
+        notes = [n for n in (v.note() for v in verified) if n is not None]
+        log_notes(log, notes, event="upstream_version_notes")
+        if self.metrics is not None:
+            self.metrics.count_notes(notes)
+            for v in verified:
+                self.metrics.version_check(v.status)
+
+    async def relearn(self, iface: Interface) -> Interface | None:
+        """After a real call to `iface` answered "method not found": probe it again (once per interface
+        and card) unless its version was proven; the corrected interface when it speaks the other version."""
+        key = (iface.url, iface.binding)
+        known = next((v for v in self.verified if (v.claimed.url, v.claimed.binding) == key), None)
+        if self._card is None or known is None or known.status == "verified" or key in self._relearned:
+            return None
+        self._relearned.add(key)
+        again = await verify_interface(Send(self.request), known.claimed)
+        self.verified = [again if v is known else v for v in self.verified]
+        self._count_verified([again])
+        if again.version is iface.version:
+            return None
+        self._card = UpstreamCard(self._card.card, tuple(v.interface for v in self.verified))
+        return Interface(again.version, iface.binding, iface.url, iface.tenant)
 
     async def refresh_forever(self) -> None:
         """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure, at

@@ -155,7 +155,8 @@ def build_cards(
 
 
 def build_app(
-    base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None
+    base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None,
+    lie: bool = False,
 ) -> Starlette:
     card, extended = build_cards(base, rest_preferred, compat, grpc_url)
     push_store = InMemoryPushNotificationConfigStore()
@@ -168,6 +169,7 @@ def build_app(
         extended_agent_card=extended,
     )
     routes = [
+        *([common.lying_card_route(base, "1.0")] if lie else []),  # a card claiming v0.3, matched first
         *create_agent_card_routes(card),
         *create_jsonrpc_routes(handler, common.JSONRPC_PATH, enable_v0_3_compat=compat),
         *create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=common.REST_PATH),
@@ -194,13 +196,13 @@ def main() -> None:
     sock = common.bind(args.host, args.port)
     base = f"http://{args.host}:{sock.getsockname()[1]}"
     if not args.grpc:
-        common.serve(build_app(base, args.rest, args.compat), sock)
+        common.serve(build_app(base, args.rest, args.compat, lie=args.lie), sock)
         return
 
     async def start() -> Starlette:
         apps: list[Starlette] = []
         await common.start_grpc_server(
-            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url))
+            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url, args.lie))
         )
         return apps[0]
 

@@ -96,15 +96,19 @@ def start_agent(
     rest_preferred: bool = False,
     compat: bool = False,
     grpc: bool = False,
+    lie: bool = False,
     ready_timeout: float = READY_TIMEOUT_S,
 ) -> Agent:
     """Start `agent_<generation>.py` in its venv and wait until it listens (port None: a free one);
-    `grpc`: it serves gRPC too, on a port of its own that its card names."""
+    `grpc`: it serves gRPC too, on a port of its own that its card names; `lie`: its card claims the
+    other protocol version."""
     args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_{generation}.py"), "--port", str(port or 0)]
     if rest_preferred:
         args.append("--rest")
     if grpc:
         args.append("--grpc")
+    if lie:
+        args.append("--lie")
     if compat:
         if generation != "v10":
             raise ValueError("--compat exists on the v1.0 agent only")
@@ -139,6 +143,7 @@ def run_client(
     *,
     transport: Transport = "jsonrpc",
     webhook: str | None = None,
+    context: str | None = None,
     timeout: float = CLIENT_TIMEOUT_S,
 ) -> dict[str, Any]:
     """Run one client scenario and return its JSON line. A crash (no JSON line, or exit status != 0) is an
@@ -155,6 +160,8 @@ def run_client(
     ]
     if webhook:
         args += ["--webhook", webhook]
+    if context:
+        args += ["--context", context]
     label = f"client_{generation} {scenario} over {transport} against {url}"
     try:
         proc = subprocess.run(

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.keys import LIFECYCLE, METRICS
+from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION
 
 CARD = "GET /.well-known/agent-card.json"
 
@@ -16,7 +16,7 @@ async def admin_for(aiohttp_client: Any, gateway: Any) -> Any:
     app = gateway.app
     lc = app[LIFECYCLE]
     return await aiohttp_client(build_admin_app(ProcessStatus(lc.readiness, app[METRICS].render,
-                                                              lambda: lc.handled)))
+                                                              lambda: lc.handled, app[MIGRATION].snapshot)))
 
 
 async def test_readiness_follows_the_upstream_card_and_the_drain(fake_agent_factory, gateway_factory,
@@ -40,7 +40,11 @@ async def test_readiness_follows_the_upstream_card_and_the_drain(fake_agent_fact
             break
         await asyncio.sleep(0.05)
     assert resp.status == 200
-    assert await resp.json() == {"ready": True, "reason": "ready"}
+    body = await resp.json()
+    assert (body["ready"], body["reason"]) == (True, "ready")
+    # the details: each interface of the card as the version probe found it
+    assert [(i["claimed"], i["observed"], i["status"]) for i in body["upstream"]["interfaces"]] == [
+        ("1.0", "1.0", "verified")]
 
     gateway.app[LIFECYCLE].draining = True
     resp = await admin.get("/readyz")

@@ -98,15 +98,6 @@ async def test_bad_input_gets_an_error_in_the_callers_shape(fake_agent_factory, 
     assert not fake.calls("SendMessage")
 
 
-async def test_list_tasks_for_a_v03_agent_is_unsupported(fake_agent_factory, gateway_factory) -> None:
-    fake = await fake_agent_factory("0.3")
-    client = await gateway_factory(fake.url)
-    _, body, _ = await _post(client, {"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}},
-                             **{"A2A-Version": "1.0"})
-    assert body["error"]["code"] == -32004
-    assert body["error"]["data"][0]["reason"] == "UNSUPPORTED_OPERATION"
-
-
 async def test_upstream_errors_are_translated(fake_agent_factory, gateway_factory) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_json("GetTask", error={"code": -32001, "message": "Task not found", "data": [

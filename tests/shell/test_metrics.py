@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.core import jsoncodec
 from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER
+from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, PUSH_SENDER
 from gateway.shell.metrics import (
     LATENCY_BUCKETS,
     Metrics,
@@ -57,7 +57,7 @@ async def scrape(aiohttp_client: Any, gateway: Any) -> Samples:
     app = gateway.app
     lc = app[LIFECYCLE]
     admin = await aiohttp_client(build_admin_app(ProcessStatus(lc.readiness, app[METRICS].render,
-                                                               lambda: lc.handled)))
+                                                               lambda: lc.handled, app[MIGRATION].snapshot)))
     resp = await admin.get("/metrics")
     assert resp.status == 200
     assert resp.headers["Content-Type"].startswith("text/plain; version=")

@@ -51,6 +51,9 @@ class HeldAgent:
 
         async def rpc(request: web.Request) -> web.StreamResponse:
             call = await request.json()
+            if call["method"] == "GetTask":  # the gateway's version probe
+                return web.json_response({"jsonrpc": "2.0", "id": call["id"],
+                                          "error": {"code": -32001, "message": "Task not found"}})
             if call["method"] == "SendMessage":
                 if self.hold_unary:
                     await self.release.wait()

@@ -1,13 +1,16 @@
 """The agent-card door: GET at both well-known paths, the upstream card (cached) translated for the caller's
-version, every interface pointing at the gateway, `Vary: A2A-Version`. Errors are REST errors of the
-caller's version (an agent that cannot be reached answers 502)."""
+version, every interface pointing at the gateway, `Vary: A2A-Version`, a strong `ETag` per variant and the
+card's `Last-Modified`, conditional GETs answered 304. Errors are REST errors of the caller's version (an
+agent that cannot be reached answers 502)."""
 
 from __future__ import annotations
+
+from email.utils import formatdate
 
 from aiohttp import web
 
 from gateway.core import jsoncodec
-from gateway.core.card import served_card
+from gateway.core.card import card_etag, not_modified, served_card
 from gateway.core.errors import GatewayError
 from gateway.core.exchange import Reply
 from gateway.core.notes import Cx
@@ -49,4 +52,9 @@ async def _door(ctx: Context) -> web.Response:
                        bindings=ctx.served_bindings, cx=cx)
     ctx.notes.extend(cx.notes)
     ctx.outcome = "ok"
-    return web.Response(body=jsoncodec.dumpb(body), status=200, headers=HEADERS, content_type="application/json")
+    data = jsoncodec.dumpb(body)
+    etag, changed = card_etag(data), ctx.upstream.card_changed_at
+    headers = {**HEADERS, "ETag": etag, "Last-Modified": formatdate(changed, usegmt=True)}
+    if not_modified(etag, changed, request.headers.get("If-None-Match"), request.headers.get("If-Modified-Since")):
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=data, status=200, headers=headers, content_type="application/json")

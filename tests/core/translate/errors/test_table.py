@@ -116,6 +116,8 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "EnvelopeTooDeep": (-32600, 413, 413),
     "UnknownFamily": (-32603, 500, 500),
     "ClientTooSlow": (-32600, 408, 408),        # transport status: the hint wins
+    "TaskNotFound": (-32001, 404, 404),
+    "ContentTypeNotSupported": (-32005, 415, 415),  # S10 §5.4's 415 insisted on (a2a-python's row says 400)
 }
 # classes with a code of the gateway's own (JSON-RPC's implementation-defined range) → (code, HTTP status)
 OWN_CODES: dict[str, tuple[int, int]] = {

@@ -23,6 +23,8 @@ __all__ = ["CREDENTIAL_HEADERS", "NO_CALLER", "OTHER", "SNAPSHOT_VERSION", "WIND
 # name → (length, bucket width) in seconds: a count "in the last hour" is the sum of the 60 one-minute
 # buckets that end at the current one (the oldest may be partly outside the window)
 WINDOWS: Mapping[str, tuple[int, int]] = {"1m": (60, 5), "1h": (3600, 60), "24h": (86400, 3600)}
+# (name, bucket width, buckets kept) of each window, for the per-exchange count
+_SLOTS = tuple((name, width, length // width) for name, (length, width) in WINDOWS.items())
 OTHER = "(other callers)"
 NO_CALLER = "(none)"
 MAX_CALLER_CHARS = 200
@@ -52,13 +54,16 @@ class _Series:
 
     def add(self, now: float, n: int = 1) -> None:
         self.total += n
-        self.last = max(self.last, now)
-        for name, (length, width) in WINDOWS.items():
-            ring = self.buckets[name]
+        if now > self.last:
+            self.last = now
+        buckets = self.buckets
+        for name, width, slots in _SLOTS:
+            ring = buckets[name]
             index = int(now // width)
-            ring[index] = ring.get(index, 0) + n
-            oldest = index - length // width
-            if len(ring) > length // width:
+            count = ring.get(index)
+            ring[index] = n if count is None else count + n
+            if len(ring) > slots:
+                oldest = index - slots
                 for old in [i for i in ring if i <= oldest]:
                     del ring[old]
 

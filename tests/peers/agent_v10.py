@@ -186,8 +186,8 @@ def journaled(app: Any, path: str) -> Any:
 
 def build_app(
     base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None,
-    sign: tuple[str, str, bool] | None = None,
     lie: bool = False,
+    sign: tuple[str, str, bool] | None = None,
 ) -> Starlette:
     card, extended = build_cards(base, rest_preferred, compat, grpc_url)
     if sign is not None:

@@ -36,7 +36,7 @@ from gateway.core.bindings.grpc.metadata import (
 )
 from gateway.core.bindings.grpc.status import HTTP_STATUS, STATUS_CODES
 from gateway.core.card import Interface
-from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
+from gateway.core.errors import GatewayError, TranslationError, UpstreamTimeout, UpstreamUnavailable, as_agent_error
 from gateway.core.exchange import Again, Call, Exchange
 from gateway.core.notes import Cx, Note
 from gateway.core.types import Binding, Version
@@ -271,7 +271,7 @@ class GrpcListener:
                 call.fields.setdefault("error", "the agent answered an A2A error")
                 return from_hub_error(step.value, call.version, exchange.cx)
             call.outcome = "ok"
-            return encode_response(call.rpc, step.value, exchange.cx)
+            return _result(call.rpc, step.value, exchange.cx)
 
     async def _http_stream(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
                            query: Any) -> bytes | GrpcStatus:
@@ -289,7 +289,7 @@ class GrpcListener:
                 call.outcome = "rejected"
                 if not step.ok:
                     return from_hub_error(step.value, call.version, exchange.cx)
-                await call.context.write(encode_response(call.rpc, step.value, exchange.cx))
+                await call.context.write(_result(call.rpc, step.value, exchange.cx))
                 call.outcome = "stream"
                 return b""
             await self._initial(call, resp.headers)
@@ -388,7 +388,7 @@ class GrpcListener:
             if not step.ok:
                 return from_hub_error(step.value, call.version, exchange.cx)
             call.outcome = "ok"
-            return encode_response(call.rpc, step.value, exchange.cx)
+            return _result(call.rpc, step.value, exchange.cx)
         relay = None if exchange is None else exchange.relay(
             GrpcFrames(call.rpc, exchange.cx), max_event_bytes=settings.limits.max_sse_event_bytes)
 
@@ -446,3 +446,12 @@ def _http_failure(status: int, headers: Any) -> GrpcStatus | None:
 def _http_of(status: GrpcStatus) -> int:
     """The HTTP status the log line and metrics give a gRPC status (the other doors' vocabulary)."""
     return {0: 200, 3: 400, 5: 404, 7: 403, 8: 429, 9: 400, 12: 501, 14: 503, 16: 401, 4: 504}.get(status.code, 500)
+
+
+def _result(rpc: Rpc, value: Any, cx: Cx) -> bytes:
+    """The agent's translated result as the caller's reply message; one the proto cannot hold is the
+    agent's fault (-32006), not the caller's invalid params."""
+    try:
+        return encode_response(rpc, value, cx)
+    except TranslationError as err:
+        raise as_agent_error(err) from None

@@ -236,3 +236,15 @@ def test_grpc_pass_through(gateway_name: str, scenario: str, request: pytest.Fix
         raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway.log()[-6000:]}") from exc
     lines = [json.loads(line) for line in gateway.log().splitlines() if line.startswith("{")]
     assert any(line.get("passthrough") is True and line.get("binding") == "GRPC" for line in lines), lines[-3:]
+
+
+# same version, gRPC caller, JSON-RPC agent: translated between bindings only
+SAME = {"A": "v10", "B": "v03"}
+
+
+@pytest.mark.parametrize("gateway_name", sorted(SAME))
+@pytest.mark.parametrize("scenario", ["send_rich", "stream", "get_task_not_found", "ask_continue", "cancel_task"])
+def test_grpc_client_same_version_http_agent(gateway_name: str, scenario: str, request: pytest.FixtureRequest) -> None:
+    client = SAME[gateway_name]
+    gateway: Gateway = request.getfixturevalue(f"gateway_{gateway_name}")
+    _check(scenario, run_client(client, gateway.base_url, scenario, transport="grpc"), client, gateway)  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ from gateway.core.compose import (
 from gateway.core.errors import TaskNotFound, UpstreamUnavailable
 from gateway.core.exchange import Again, Call, Exchange, Reply, Result
 from gateway.core.operations import by_name
-from gateway.core.types import Version
+from gateway.core.types import Binding, Version
 from gateway.shell.headers import client_response_headers
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.proxy import Raw, exchange_for, upstream_headers
@@ -50,14 +50,18 @@ POLL_SECONDS = 1.0   # how often a subscription the agent no longer streams read
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """A v1.0 call the agent's v0.3 interface cannot serve as v1.0 requires: composed; anything else: proxied."""
     if call.version is Version.V10 and (call.op.name in FLOWS or call.op.name in PUSH_CONFIG_OPERATIONS):
-        iface = (await ctx.upstream.interfaces(call.version, call.binding, call.op))[0]
-        if iface.version is Version.V03:
-            ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
+        ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
+        if ifaces[0].version is Version.V03:
+            ctx.bind(upstream_version=ifaces[0].version, upstream_binding=ifaces[0].binding)
             refusal = push_refusal(call.op.name, (await ctx.upstream.card()).card)
             if refusal is not None:
                 raise refusal
+            # the compositions' sub-calls are HTTP ones: over the agent's best HTTP interface, if it has one
+            # (a gRPC-only agent is proxied: its own subscription is the closest it has)
+            iface = next((i for i in ifaces if i.binding is not Binding.GRPC), None)
             flow = FLOWS.get(call.op.name)
-            if flow is not None:
+            if flow is not None and iface is not None and iface.version is Version.V03:
+                ctx.bind(upstream_binding=iface.binding)
                 ctx.fields["composed"] = True
                 return await flow(ctx, call, iface)
     return await proxy_forward(ctx, call, raw)

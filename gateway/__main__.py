@@ -55,6 +55,7 @@ exit statuses:
 """
 # The demo starts its own upstream agent; run_demo replaces this placeholder with its address.
 DEMO_UPSTREAM_PLACEHOLDER = "http://127.0.0.1:9999"
+DEMO_GRPC_LISTEN = "127.0.0.1:0"  # the demo serves gRPC too, on a free loopback port its card names
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -177,7 +178,7 @@ def _demo(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     overrides = {
         "server.listen": args.listen,
         "upstream.url": DEMO_UPSTREAM_PLACEHOLDER,
-        "grpc.listen": args.grpc_listen,
+        "grpc.listen": args.grpc_listen or DEMO_GRPC_LISTEN,
         "log.format": "console",
     }
     try:

@@ -359,8 +359,10 @@ _TABLE: tuple[Key, ...] = (
         choices=("auto", "0.3", "1.0")),
     Key("upstream.binding", "enum", "auto",
         "Protocol binding used to call the upstream agent; \"auto\" uses the agent card's "
-        "preferred binding.",
-        choices=("auto", "JSONRPC", "HTTP+JSON")),
+        "preferred binding (gRPC only for gRPC callers, or when the agent offers nothing else); "
+        "\"GRPC\" calls the card's gRPC interface (or, with a fixed upstream.version, the host and port "
+        "of upstream.url; https:// means TLS).",
+        choices=("auto", "JSONRPC", "HTTP+JSON", "GRPC")),
     Key("upstream.tenant", "str", "",
         "Tenant path segment for v1.0 upstream calls; empty means none.",
         check=check_tenant),

@@ -124,9 +124,9 @@ def _serve_agent(app: web.Application, settings: Settings,
     if guard is not None:
         app[GUARD] = guard
         app.cleanup_ctx.append(guard.cleanup_ctx)
-    app.router.add_post("/", jsonrpc.handle)
+    app.router.add_route("*", "/", jsonrpc.handle)  # any method: a GET is answered in JSON-RPC's shape too
     if app.get(ROUTE_PREFIX):
-        app.router.add_post("", jsonrpc.handle)  # the route's prefix itself, as its card says
+        app.router.add_route("*", "", jsonrpc.handle)  # the route's prefix itself, as its card says
     push.install(app, settings)  # the push webhook route, before the REST catch-all
     agui.install(app, settings)  # POST /agui and /agui/{route}, before the REST catch-all
     app.router.add_route("*", "/{path:.+}", rest.handle)  # the REST surface; keep this route last

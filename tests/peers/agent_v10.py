@@ -241,7 +241,8 @@ def main() -> None:
     async def start() -> Starlette:
         apps: list[Starlette] = []
         await common.start_grpc_server(
-            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url, args.lie))
+            args.host,
+            lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url, lie=args.lie)),
         )
         return apps[0]
 

@@ -274,8 +274,9 @@ SECTIONS: dict[str, str] = {
     "agent card then lists it (v1.0 `protocolBinding` GRPC, v0.3 `additionalInterfaces` transport GRPC). "
     "With `[[routes]]` it serves no route (gRPC has no path prefix): the check refuses that combination.",
     "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
-    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
-    "/workers (the worker processes). It is never served on the main listener.",
+    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text), "
+    "/workers (the worker processes), /migration (who still speaks v0.3, as JSON) and / (the same as an "
+    "HTML page). It is never served on the main listener.",
     "migration": "Gradual migration from A2A 0.3 to 1.0: who still speaks v0.3 (the admin listener's "
     "GET /migration and its page), and what v0.3 clients are told: the `Deprecation` (RFC 9745), `Sunset` "
     "(RFC 8594) and `Link rel=\"deprecation\"` headers on every reply to a v0.3 client, and past the cut-off "
@@ -358,8 +359,10 @@ _TABLE: tuple[Key, ...] = (
         choices=("auto", "0.3", "1.0")),
     Key("upstream.binding", "enum", "auto",
         "Protocol binding used to call the upstream agent; \"auto\" uses the agent card's "
-        "preferred binding.",
-        choices=("auto", "JSONRPC", "HTTP+JSON")),
+        "preferred binding (gRPC only for gRPC callers, or when the agent offers nothing else); "
+        "\"GRPC\" calls the card's gRPC interface (or, with a fixed upstream.version, the host and port "
+        "of upstream.url; https:// means TLS).",
+        choices=("auto", "JSONRPC", "HTTP+JSON", "GRPC")),
     Key("upstream.tenant", "str", "",
         "Tenant path segment for v1.0 upstream calls; empty means none.",
         check=check_tenant),

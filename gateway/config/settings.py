@@ -56,7 +56,7 @@ class TimeoutSettings:
 class UpstreamSettings:
     url: str
     version: Literal["auto", "0.3", "1.0"]
-    binding: Literal["auto", "JSONRPC", "HTTP+JSON"]
+    binding: Literal["auto", "JSONRPC", "HTTP+JSON", "GRPC"]
     tenant: str
     card_refresh_seconds: float
     card_retry_seconds: float

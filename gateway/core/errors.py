@@ -83,6 +83,16 @@ class TaskNotFound(GatewayError):
     default_message = "Task not found"
 
 
+class PushNotificationNotSupported(GatewayError):
+    """The agent's card says it has no push notifications: the gateway answers so itself (a2a-sdk 0.3 answers
+    -32603 instead of -32003)."""
+
+    jsonrpc_code = -32003
+    http_status = 400
+    reason = "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    default_message = "Push Notification is not supported"
+
+
 class ContentTypeNotSupported(GatewayError):
     """A v1.0 caller's request body is not of a media type the binding accepts (S10 §5.4: HTTP 415)."""
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gateway.core import jsoncodec
-from gateway.core.bindings import jsonrpc, rest
+from gateway.core.bindings import grpc, jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.compose import NO_HISTORY_LIMIT
 from gateway.core.dialects import DIALECTS, SPECS
-from gateway.core.errors import GatewayError, TranslationError, as_agent_error
+from gateway.core.errors import GatewayError, TranslationError, UnsupportedOperation, as_agent_error
 from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
@@ -143,9 +143,26 @@ class Exchange:
                     and isinstance(up, dict) and self.op.history[0] not in up:
                 # an absent limit is "no limit" in v1.0 (S10 §3.2.4); some v0.3 agents send no history unasked
                 up[self.op.history[0]] = NO_HISTORY_LIMIT
+        elif self.op.history is not None and isinstance(params, dict):
+            # a v0.3 caller's positive limit holds too, whatever the agent does (its 0 means "all": no limit)
+            hist = _at(params, self.op.history)
+            self._history = hist if type(hist) is int and hist > 0 else None
         return self._outgoing(up)
 
+    @property
+    def upstream_rpc(self) -> grpc.Rpc | None:
+        """The RPC a gRPC agent serves this operation by (None for HTTP agents)."""
+        if self.upstream.binding is not Binding.GRPC:
+            return None
+        rpc = grpc.for_operation(self.op, self.upstream.version)
+        if rpc is None:
+            raise UnsupportedOperation(f"{self.op.v10_method} has no A2A {self.upstream.version.value} gRPC RPC")
+        return rpc
+
     def _outgoing(self, params: Any) -> rest.Outgoing:
+        rpc = self.upstream_rpc
+        if rpc is not None:   # a gRPC agent: the RPC's path and its request message
+            return rest.Outgoing("POST", rpc.path, (), grpc.encode_request(rpc, params, self.cx))
         if self.upstream.binding is Binding.REST:
             return rest.build(self.op, params, self.upstream.version, tenant=self.upstream.tenant,
                               quirks=self.quirks)
@@ -198,7 +215,43 @@ class Exchange:
     def read_result(self, status: int, body: bytes) -> Result | Again:
         """read_reply for a caller that frames the gateway's own faults itself (gRPC): they are raised.
         A2A errors are in the client's JSON-RPC dialect; for REST and gRPC clients the v1.0 hub's."""
-        ok, value = self._read_upstream(status, body)
+        return self._read_value(*self._read_upstream(status, body))
+
+    def client_grpc_reply(self, reply: bytes | grpc.GrpcStatus) -> Done | Again:
+        """client_reply for a gRPC agent's outcome (its reply message, or its error status)."""
+        step = self.read_grpc_reply(reply)
+        if isinstance(step, Again):
+            return step
+        if isinstance(step, Reply):
+            return Done(step)
+        return Done(self._success(step.value) if step.ok else self._error_reply(step.value))
+
+    def read_grpc_reply(self, reply: bytes | grpc.GrpcStatus) -> Result | Again | Reply:
+        """read_reply for a gRPC agent's outcome (its reply message, or its error status)."""
+        try:
+            return self.read_grpc_result(reply)
+        except GatewayError as err:
+            return self.error_reply(err)
+
+    def read_grpc_result(self, reply: bytes | grpc.GrpcStatus) -> Result | Again:
+        """read_result for a gRPC agent's outcome (its reply message, or its error status)."""
+        rpc = self.upstream_rpc
+        assert rpc is not None, "not a gRPC agent"
+        if isinstance(reply, grpc.GrpcStatus):
+            return self._read_value(False, grpc.to_error(reply, Version.V10, self.cx))
+        return self._read_value(True, grpc.decode_response(rpc, reply, self.cx))
+
+    def grpc_item(self, message: bytes) -> Any:
+        """One message of a gRPC agent's stream, as its dialect's StreamResponse (for StreamRelay.feed_item)."""
+        rpc = self.upstream_rpc
+        assert rpc is not None, "not a gRPC agent"
+        return grpc.decode_response(rpc, message, self.cx)
+
+    def grpc_error(self, status: grpc.GrpcStatus) -> JsonObj:
+        """A gRPC agent's error status as the v1.0 hub error (for StreamRelay.error)."""
+        return grpc.to_error(status, Version.V10, self.cx)
+
+    def _read_value(self, ok: bool, value: Any) -> Result | Again:
         if not ok:
             if self.call.binding is not Binding.JSONRPC or self.src is Dialect.V10:
                 return Result(False, value)

@@ -4,6 +4,7 @@ for an in-process client such as the AG-UI door). It must not await, read clocks
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
@@ -356,6 +357,17 @@ class StreamRelay(Generic[F, Out]):
             self.tracked[str(task.get("id", ""))] = hub
         return self._frames.join(out)
 
+    def emit(self, hub: JsonObj) -> Out:
+        """A v1.0 item the shell composed (a change GetTask showed once the agent's own stream was over),
+        framed for the client, whether or not the agent's stream is done."""
+        item = hub if self.client is V10 else translate("stream_response", hub, src=V10, dst=self.client,
+                                                        cx=self.cx, at="$.composed")
+        self.events_out += 1
+        if self.track:
+            member, payload = member_of(hub, "$.composed")
+            self.tracked[str(payload.get("id" if member == "task" else "taskId", ""))] = hub
+        return self._frames.join([self._frames.item(item)])
+
     def close(self) -> Out:
         """Upstream EOF. An event without its last blank line is relayed when its data is whole JSON (a clean
         end that left the blank line out); an event cut short is dropped (noted) and, as the client must not
@@ -402,6 +414,27 @@ class StreamRelay(Generic[F, Out]):
             self._fail_into(out, error)
         return self._frames.join(out)
 
+    def feed_item(self, raw: Any) -> Out:
+        """One upstream item that came framed already (a gRPC agent's message, decoded into its
+        dialect's StreamResponse): relayed as an SSE event's data would be."""
+        out: list[F] = []
+        if not self._done:
+            at = f"$[{self.events_in}]"
+            self.events_in += 1
+            self._apply(lambda: self._decide(raw, at, first=not self._started), out)
+        return self._frames.join(out)
+
+    def error(self, hub: JsonObj) -> Out:
+        """The upstream ended the stream with an A2A error (hub: a v1.0 JSON-RPC error object): one
+        error frame in the client's shape (a held event goes out first, not final), then done."""
+        out: list[F] = []
+        if not self._done:
+            self._flush_held(out, final=False)
+            out.append(self._frames.upstream_error(hub, f"$[{self.events_in}]"))
+            self.events_out += 1
+            self._done = True
+        return self._frames.join(out)
+
     # ---- one upstream event ----------------------------------------------------------------------
 
     def _event(self, event: SseEvent, out: list[F]) -> None:
@@ -410,8 +443,12 @@ class StreamRelay(Generic[F, Out]):
         if not event.data or event.data.isspace():
             self.cx.note("empty_event_ignored", at)
             return
+        self._apply(lambda: self._step(event, at, first=not self._started), out)
+
+    def _apply(self, step: Callable[[], tuple[list[F], JsonObj | None, bool]], out: list[F]) -> None:
+        """Run one decision and apply it to the relay's state (a GatewayError is the agent's fault)."""
         try:
-            frames, hold, done = self._step(event, at, first=not self._started)
+            frames, hold, done = step()
         except GatewayError as exc:
             self._fail_into(out, agent_fault(exc))
             return
@@ -439,6 +476,10 @@ class StreamRelay(Generic[F, Out]):
             return [self._frames.upstream_error(hub, at)], None, True
         else:
             raw = value
+        return self._decide(raw, at, first=first)
+
+    def _decide(self, raw: Any, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
+        """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
         hub = raw if self.upstream is V10 else translate(
             "stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)

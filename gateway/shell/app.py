@@ -34,7 +34,7 @@ from gateway.shell.keys import (
 )
 from gateway.shell.lifecycle import Lifecycle, Listener, Process
 from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
-from gateway.shell.migration import Migration
+from gateway.shell.migration import Migration, flush_forever
 from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
 from gateway.shell.signing import JWKS_PATH, CardSigner, CardVerifier
@@ -94,9 +94,17 @@ class _Edge:
 
 
 async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
-    """A worker's last migration snapshot is written when it stops."""
+    """A worker's migration snapshot: rewritten while it runs, and a last time when it stops."""
+    migration = app[MIGRATION]
+    writer = None
+    if migration.directory is not None:
+        writer = asyncio.get_running_loop().create_task(flush_forever(migration), name="migration-flush")
     yield
-    app[MIGRATION].flush()
+    if writer is not None:
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await writer
+    migration.flush()
 
 
 def _serve_agent(app: web.Application, settings: Settings,

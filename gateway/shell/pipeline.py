@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -48,6 +48,7 @@ __all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", 
 log = get_logger("gateway.exchange")
 
 JSON = "application/json"
+_random_bits = random.getrandbits  # the module reseeds itself in a forked child
 CARD_OPERATION = "get_agent_card"  # the card door's operation label: a card read is in no version
 
 
@@ -121,7 +122,8 @@ class Context:
         self.lifecycle: Lifecycle = app[LIFECYCLE]
         self.settings: Settings = self.lifecycle.settings   # the settings in force (SIGHUP replaces them)
         self.caller = caller
-        self.request_id = request.headers.get("X-Request-Id") or os.urandom(16).hex()  # 32 hex, as uuid4().hex
+        # 32 hex, as uuid4().hex: a correlation id, not a secret, so no getrandom() system call per request
+        self.request_id = request.headers.get("X-Request-Id") or f"{_random_bits(128):032x}"
         self.fields: dict[str, Any] = {}   # more fields of the log line (error, fallback, events, bytes, …)
         self.notes: list[Note] = []        # the exchange's translation notes, logged and counted once
         self.outcome: str | None = None    # ok, stream, error, rejected; None: decided from the reply

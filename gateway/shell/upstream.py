@@ -1,7 +1,7 @@
 """The conversation with the upstream agent: two connection pools (unary calls and streams, each a
 ClientSession with no cookies, no decompression, no redirects, explicit timeouts, and its own bounded
-slots), agent-card discovery with caching and refresh, and the bounded reads of its replies. It never
-translates."""
+slots), its gRPC channels (shell.channels), agent-card discovery with caching and refresh, and the
+bounded reads of its replies. It never translates."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import contextvars
 import errno
 import os
 import random
+import select
 import socket
 import time
 import weakref
@@ -44,6 +45,7 @@ from gateway.observability import get_logger, log_notes
 from gateway.shell.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
+    from gateway.shell.channels import Channels
     from gateway.shell.metrics import Metrics
     from gateway.shell.signing import Verdict
 
@@ -51,7 +53,7 @@ log = get_logger("gateway.upstream")
 
 _FIXED = {"0.3": Version.V03, "1.0": Version.V10}
 _RESETS = frozenset({errno.ECONNRESET, errno.EPIPE})
-_BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST}
+_BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST, "GRPC": Binding.GRPC}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,15 +82,12 @@ class LiveConnector(aiohttp.TCPConnector):
                 if proto is not None:
                     self._seen.add(proto)
                 return conn
-            sock = _dup(conn.transport)
-            if sock is None or not _closed_by_peer(sock):
+            if not _closed_by_peer(conn.transport):
                 watch = _WATCH.get()
+                sock = _dup(conn.transport) if watch is not None else None
                 if sock is not None and watch is not None:
                     watch.append(sock)
-                elif sock is not None:
-                    sock.close()
                 return conn
-            sock.close()
             log.debug("upstream_connection_found_closed", url=str(req.url))
             conn.close()   # never written to; the next one is pooled or fresh
 
@@ -98,21 +97,21 @@ _WATCH: contextvars.ContextVar[list[socket.socket] | None] = contextvars.Context
 
 
 def _dup(transport: asyncio.BaseTransport | None) -> socket.socket | None:
-    """A socket object of its own on the transport's connection (uvloop's cannot recv)."""
+    """A socket of its own on the transport's connection: it stays open after aiohttp closes its own, to be
+    asked how the connection ended (uvloop's socket object cannot be asked)."""
     sock = transport.get_extra_info("socket") if transport is not None else None
     return None if sock is None else socket.socket(fileno=os.dup(sock.fileno()))
 
 
-def _closed_by_peer(sock: socket.socket) -> bool:
+def _closed_by_peer(transport: asyncio.BaseTransport | None) -> bool:
     """Whether the other end of an idle connection has closed it (or sent anything at all, which an idle HTTP
-    connection must not), as the socket says now, before the event loop has read it."""
-    try:
-        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
-    except BlockingIOError:
-        return False   # nothing to read: open
-    except OSError:
-        return True    # reset
-    return True        # end of stream, or bytes nobody asked for
+    connection must not), as the socket says now, before the event loop has read it: readable is dead."""
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None:
+        return transport is None or transport.is_closing()
+    poller = select.poll()   # (select() cannot take descriptors past 1023)
+    poller.register(sock.fileno(), select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
 
 
 async def _reset_follows(socks: list[socket.socket]) -> bool:
@@ -176,6 +175,7 @@ class Upstream:
         self._unary: Pool | None = None
         self._streams: Pool | None = None
         self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
+        self._channels: Channels | None = None  # the gRPC channels, once an interface of the agent needs one
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
         self.card_changed_at = 0.0   # wall clock: when the card last changed (the served card's Last-Modified)
@@ -225,7 +225,18 @@ class Upstream:
                 Pool("stream", "limits.max_stream_connections", limits.max_stream_connections,
                      limits.pool_wait_seconds, timeout))
 
+    @property
+    def channels(self) -> Channels:
+        """The gRPC channels to the agent's gRPC interfaces (grpcio imported only when one is used)."""
+        if self._channels is None:
+            from gateway.shell.channels import Channels
+
+            self._channels = Channels(self.limits.max_body_bytes)
+        return self._channels
+
     async def close(self) -> None:
+        if self._channels is not None:
+            await self._channels.close()
         for pool in [*self._retired, self._unary, self._streams]:
             if pool is not None:
                 await pool.session.close()
@@ -240,6 +251,7 @@ class Upstream:
         if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
                                                                settings.binding, settings.tenant):
             self._card, self._card_at, self.last_card_error = None, 0.0, None
+            self.card_signature = None   # the verdict was on the other agent's card
             self.verified = []
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
@@ -486,8 +498,8 @@ class Upstream:
         upstream.retry_attempts; the last failure or reply stands when no retry is left."""
         loop = asyncio.get_running_loop()
         attempt = 0
-        watch: list[socket.socket] = []
-        token = _WATCH.set(watch)
+        watch: list[socket.socket] = []   # a read-only call is sent again on any lost connection: none kept
+        token = _WATCH.set(None if read_only else watch)
         while True:
             try:
                 resp = await pool.session.request(method, url, data=body, headers=headers, allow_redirects=False,

@@ -27,10 +27,16 @@ from gateway.core.bindings.grpc import (
     from_fault,
     from_hub_error,
 )
-from gateway.core.bindings.grpc.metadata import check_version, from_headers, to_headers, toward_caller
+from gateway.core.bindings.grpc.metadata import (
+    check_version,
+    from_headers,
+    to_headers,
+    toward_agent,
+    toward_caller,
+)
 from gateway.core.bindings.grpc.status import HTTP_STATUS, STATUS_CODES
 from gateway.core.card import Interface
-from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
+from gateway.core.errors import GatewayError, TranslationError, UpstreamTimeout, UpstreamUnavailable, as_agent_error
 from gateway.core.exchange import Again, Call, Exchange
 from gateway.core.notes import Cx, Note
 from gateway.core.types import Binding, Version
@@ -39,8 +45,9 @@ from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
 from gateway.shell.metrics import Metrics
-from gateway.shell.migration import Migration
+from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
+from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
 from gateway.shell.upstream import Upstream, read_bounded
 from gateway.shell.urls import grpc_target, listener_base
@@ -188,40 +195,48 @@ class GrpcListener:
     async def _serve(self, call: GrpcCall, request: bytes) -> bytes | GrpcStatus:
         rpc, settings = call.rpc, call.settings
         check_version(rpc.version, call.metadata, strict=settings.server.version_mode == "strict")
+        check_cutoff(settings.migration, rpc.version)
         cx = Cx(quirks=settings.quirks)
         try:
             params = decode_request(rpc, request, cx)
         finally:
             call.notes.extend(cx.notes)
         op = rpc.op
-        ifaces = [i for i in await self.upstream.interfaces(rpc.version, Binding.GRPC, op)
-                  if i.binding is not Binding.GRPC]
-        if not ifaces:
-            raise UpstreamUnavailable("the agent's card lists no HTTP interface")
-        iface = ifaces[0]
+        iface, *_ = await self.upstream.interfaces(rpc.version, Binding.GRPC, op)
         bind_exchange(upstream_version=iface.version, upstream_binding=iface.binding)
+        if iface.binding is Binding.GRPC and iface.version is rpc.version:
+            call.fields["passthrough"] = True   # the caller's bytes and the agent's, untouched
+            return await self._grpc_agent(call, iface, rpc.path, request, None)
         exchange = self._exchange(call, Call(op, rpc.version, Binding.GRPC, params), iface)
         try:
             out = exchange.upstream_request()
             sealer: Any = self.app.get(SEALER)
             for url in exchange.webhooks:
                 call.notes.extend(await sealer.check_url(url))
+            if iface.binding is Binding.GRPC:
+                return await self._grpc_agent(call, iface, out.path, out.body or b"", exchange)
             if op.streaming:
                 return await self._http_stream(call, exchange, out.method, out.path, out.body, out.query)
             return await self._http_unary(call, exchange, out.method, out.path, out.body, out.query)
         finally:
             call.notes.extend(exchange.notes)
+            if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
+                    and iface.binding in PROTO_BYTES and rpc.version is not Version.V03:
+                self.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
 
     def _exchange(self, call: GrpcCall, client: Call, iface: Interface) -> Exchange:
         settings = call.settings
         base = listener_base(settings)
-        rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
+        rest_agent = iface.version is Version.V03 and iface.binding in PROTO_BYTES
         sealer: Any = self.app.get(SEALER)
         quirks = self.upstream.quirks_for_agent(settings.quirks) if rest_agent else settings.quirks
+        # a v0.3 caller's file bytes: a2a-sdk for Python's gRPC client sends the base64 text (double)
+        agent = next((v for k, v in call.metadata if k == "user-agent" and isinstance(v, str)), None)
+        guess = rest_bytes_of_client(agent) if client.version is Version.V03 else \
+            self.upstream.rest_bytes_guess if rest_agent else None
         return Exchange(client, iface, quirks=quirks, base_url=base, bindings=self.app[SERVED_BINDINGS],
-                        sealer=sealer,
-                        rest_bytes=self.upstream.rest_bytes.get(iface.url) if rest_agent else None,
-                        rest_bytes_guess=self.upstream.rest_bytes_guess if rest_agent else None,
+                        sealer=sealer, rest_bytes=self.upstream.rest_bytes.get(iface.url) if rest_agent else None,
+                        rest_bytes_guess=guess,
                         grpc_target=grpc_target(base, settings, self.lifecycle.grpc_port))
 
     # ---- toward an HTTP agent (JSON-RPC or HTTP+JSON) -------------------------------------------------
@@ -240,6 +255,8 @@ class GrpcListener:
         """The agent's reply headers as the caller's initial metadata (activated extensions included)."""
         pairs = toward_caller(from_headers(headers.items()), call.version)
         pairs.append(("x-request-id", call.request_id))
+        if call.version is Version.V03:   # the [migration] deprecation headers, as metadata
+            pairs.extend((name.lower(), value) for name, value in deprecation(call.settings.migration).headers())
         await call.context.send_initial_metadata(pairs)
 
     async def _http_unary(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
@@ -262,7 +279,7 @@ class GrpcListener:
                 call.fields.setdefault("error", "the agent answered an A2A error")
                 return from_hub_error(step.value, call.version, exchange.cx)
             call.outcome = "ok"
-            return encode_response(call.rpc, step.value, exchange.cx)
+            return _result(call.rpc, step.value, exchange.cx)
 
     async def _http_stream(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
                            query: Any) -> bytes | GrpcStatus:
@@ -280,7 +297,7 @@ class GrpcListener:
                 call.outcome = "rejected"
                 if not step.ok:
                     return from_hub_error(step.value, call.version, exchange.cx)
-                await call.context.write(encode_response(call.rpc, step.value, exchange.cx))
+                await call.context.write(_result(call.rpc, step.value, exchange.cx))
                 call.outcome = "stream"
                 return b""
             await self._initial(call, resp.headers)
@@ -336,6 +353,80 @@ class GrpcListener:
                 resp.close()
 
 
+    # ---- toward a gRPC agent -------------------------------------------------------------------------
+
+    def _agent_metadata(self, call: GrpcCall, iface: Interface) -> list[tuple[str, str | bytes]]:
+        """The caller's metadata toward a gRPC agent: transport keys dropped, the agent's version and
+        extension keys, the configured extra headers."""
+        pairs = toward_agent(call.metadata, iface.version)
+        pairs.extend((k.lower(), v) for k, v in call.settings.upstream.headers.items())
+        return pairs
+
+    async def _agent_head(self, call: GrpcCall, initial: list[tuple[str, str | bytes]]) -> None:
+        pairs = toward_caller(initial, call.version)
+        pairs.append(("x-request-id", call.request_id))
+        await call.context.send_initial_metadata(pairs)
+
+    def _agent_trailer(self, call: GrpcCall, trailing: list[tuple[str, str | bytes]]) -> None:
+        """The agent's trailing metadata for the caller (its status details travel in the status)."""
+        pairs = [(k, v) for k, v in toward_caller(trailing, call.version) if k != DETAILS_KEY]
+        if pairs:
+            call.context.set_trailing_metadata(pairs)
+
+    async def _grpc_agent(self, call: GrpcCall, iface: Interface, path: str, request: bytes,
+                          exchange: Exchange | None) -> bytes | GrpcStatus:
+        """A gRPC agent: the same version's bytes passed through (`exchange` None), or the exchange's
+        request and each reply read by it. The caller's deadline is the agent's."""
+        settings = call.settings
+        channels = self.upstream.channels
+        metadata = self._agent_metadata(call, iface)
+        if not call.rpc.streaming:
+            reply = await channels.unary(iface.url, path, request, metadata,
+                                         timeout=call.remaining(settings.upstream.timeout.total_unary))
+            await self._agent_head(call, reply.initial)
+            self._agent_trailer(call, reply.trailing)
+            outcome: bytes | GrpcStatus = reply.status if reply.status is not None else reply.message or b""
+            if reply.status is not None:
+                call.fields.setdefault("error", "the agent answered an A2A error")
+            if exchange is None:
+                call.outcome = call.outcome or "ok"
+                return outcome
+            step = exchange.read_grpc_result(outcome)
+            assert not isinstance(step, Again)  # paging is for v0.3 JSON-RPC callers only
+            if not step.ok:
+                return from_hub_error(step.value, call.version, exchange.cx)
+            call.outcome = "ok"
+            return _result(call.rpc, step.value, exchange.cx)
+        relay = None if exchange is None else exchange.framed(
+            GrpcFrames(call.rpc, exchange.cx), max_event_bytes=settings.limits.max_sse_event_bytes)
+
+        def frames_of(message: bytes) -> list[Any]:
+            if relay is None or exchange is None:
+                return [message]
+            return relay.feed_item(exchange.grpc_item(message))
+        events = 0
+        async with channels.stream(iface.url, path, request, metadata, timeout=call.context.time_remaining()) as stream:
+            await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
+            async for message in stream.messages(settings.upstream.timeout.idle_stream):
+                for frame in frames_of(message):
+                    if isinstance(frame, GrpcStatus):
+                        return frame
+                    await call.context.write(frame)
+                    events += 1
+                if relay is not None and relay.done:
+                    break
+            self._agent_trailer(call, stream.trailing)
+            call.outcome, call.fields["events"] = "stream", events
+            if relay is None or exchange is None:
+                return stream.status if stream.status is not None else b""
+            ending = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
+            for frame in ending:
+                if isinstance(frame, GrpcStatus):
+                    return frame
+                await call.context.write(frame)
+            return b""
+
+
 def _url(iface: Interface, path: str) -> str:
     return iface.url if not path else iface.url.rstrip("/") + path
 
@@ -363,3 +454,12 @@ def _http_failure(status: int, headers: Any) -> GrpcStatus | None:
 def _http_of(status: GrpcStatus) -> int:
     """The HTTP status the log line and metrics give a gRPC status (the other doors' vocabulary)."""
     return {0: 200, 3: 400, 5: 404, 7: 403, 8: 429, 9: 400, 12: 501, 14: 503, 16: 401, 4: 504}.get(status.code, 500)
+
+
+def _result(rpc: Rpc, value: Any, cx: Cx) -> bytes:
+    """The agent's translated result as the caller's reply message; one the proto cannot hold is the
+    agent's fault (-32006), not the caller's invalid params."""
+    try:
+        return encode_response(rpc, value, cx)
+    except TranslationError as err:
+        raise as_agent_error(err) from None

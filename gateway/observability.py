@@ -34,6 +34,7 @@ __all__ = [
     "log_notes",
     "merge_exchange",
     "notes_as_json",
+    "open_exchange",
     "plain",
     "reset",
 ]
@@ -87,6 +88,12 @@ def bind_exchange(
         if value is not None:
             new[key] = plain(value)
     _fields.set(new)
+
+
+def open_exchange(**fields: object) -> None:
+    """Start a new exchange in the current context: only `fields` bound (None values skipped, enums by
+    value), whatever was bound before forgotten; clear() then bind_exchange() in one step."""
+    _fields.set({k: plain(v) for k, v in fields.items() if v is not None})
 
 
 def bind(**fields: object) -> None:
@@ -176,28 +183,36 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
     configure() and structlog.testing.capture_logs() take effect on loggers that already exist.
     Calling it again replaces the previous configuration.
     """
+    global _direct
     out = stream if stream is not None else sys.stdout
     level = _LEVELS[settings.level]
+    stamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
     shared: list[Processor] = [
         merge_exchange,
         _add_logger_name,
         structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        stamper,
     ]
     renderer: Processor
+    json_line = _JsonLine()
     if settings.format == "json":
         shared += [structlog.processors.format_exc_info]
-        renderer = structlog.processors.JSONRenderer(_JsonLine())
+        renderer = structlog.processors.JSONRenderer(json_line)
     else:
         renderer = structlog.dev.ConsoleRenderer(colors=_isatty(out))
 
+    processors = [*shared, renderer]
+    wrapper = structlog.make_filtering_bound_logger(level)
+    factory = _NamedWriteLoggerFactory(out)
     structlog.configure(
-        processors=[*shared, renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
+        processors=processors,
+        wrapper_class=wrapper,
         context_class=dict,
-        logger_factory=_NamedWriteLoggerFactory(out),
+        logger_factory=factory,
         cache_logger_on_first_use=False,
     )
+    _direct = _DirectLine(processors, (wrapper, factory), level, stamper, json_line,
+                          factory("gateway.exchange")) if settings.format == "json" else None
     _route_stdlib(out, shared, renderer, level)
 
 
@@ -224,7 +239,8 @@ def _route_stdlib(out: TextIO, shared: list[Processor], renderer: Processor, lev
 
 def reset() -> None:
     """Undo configure(): structlog defaults, and the stdlib root logger as it was."""
-    global _handler, _root_level
+    global _handler, _root_level, _direct
+    _direct = None
     structlog.reset_defaults()
     root = logging.getLogger()
     with _state_lock:
@@ -338,4 +354,47 @@ def log_exchange(
     if notes:
         NOTE_COUNTER.add(notes)
         fields["notes"] = notes_as_json(notes)
+    direct = _direct
+    if logger is None and direct is not None and direct.in_force():
+        direct.write(event, level, fields)
+        return
     (logger or _exchange_log()).log(_LEVELS[level], event, **{k: plain(v) for k, v in fields.items()})
+
+
+class _DirectLine:
+    """The exchange line of a JSON configure(), written without structlog's per-call machinery (the lazy
+    proxy, a bound logger, the processor loop): the same processors' work inline, in their order, so the
+    line is the one structlog would write. In force while configure()'s configuration is structlog's
+    (capture_logs(), which changes the processors in place, or another configure() replaces it, and the
+    generic path takes over)."""
+
+    __slots__ = ("encode", "min_level", "others", "processors", "shape", "stamp", "writer")
+
+    def __init__(self, processors: list[Processor], others: tuple[object, object], min_level: int,
+                 stamper: structlog.processors.TimeStamper, encode: _JsonLine, writer: _NamedWriteLogger) -> None:
+        self.processors, self.shape, self.others = processors, tuple(processors), others
+        self.min_level, self.encode, self.writer = min_level, encode, writer
+        self.stamp = stamper.__call__
+
+    def in_force(self) -> bool:
+        config = structlog.get_config()
+        processors = config["processors"]
+        return (processors is self.processors and tuple(processors) == self.shape
+                and (config["wrapper_class"], config["logger_factory"]) == self.others)
+
+    def write(self, event: str, level: Level, fields: dict[str, object]) -> None:
+        if _LEVELS[level] < self.min_level:
+            return
+        line: EventDict = {k: plain(v) for k, v in fields.items()}
+        line["event"] = event
+        for key, value in _fields.get().items():   # merge_exchange
+            line.setdefault(key, value)
+        line.setdefault("logger", "gateway.exchange")   # _add_logger_name
+        line["level"] = level   # add_log_level
+        self.stamp(None, level, line)   # TimeStamper
+        if "exc_info" in line:   # format_exc_info
+            line = structlog.processors.format_exc_info(None, level, line)
+        self.writer.msg(self.encode(line))
+
+
+_direct: _DirectLine | None = None   # set by a JSON configure()

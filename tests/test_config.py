@@ -577,3 +577,24 @@ def test_uvloop_and_tracing_require_their_extras(monkeypatch: pytest.MonkeyPatch
     assert [p.key for p in err.value.problems] == ["server.event_loop", "tracing.enabled"]
     assert "a2a-gateway[uvloop]" in str(err.value) and "a2a-gateway[otel]" in str(err.value)
     assert load(None, {"A2A_GATEWAY_SERVER_EVENT_LOOP": "auto"}, BASE).server.event_loop == "auto"
+
+
+@pytest.mark.parametrize(("raw", "normal"), [
+    ("", ""), ("2026-06-30", "@1782777600"), ("2026-06-30T02:00:00+02:00", "@1782777600"),
+    ("2026-06-30T00:00:00Z", "@1782777600"), ("@1782777600", "@1782777600"),
+])
+def test_migration_instants_are_normalised(raw: str, normal: str) -> None:
+    assert load(None, {}, {"upstream.url": "http://a", "migration.deprecation": raw}).migration.deprecation == normal
+
+
+@pytest.mark.parametrize("raw", ["tomorrow", "2026-06-30T00:00:00", "30/06/2026", "@-5"])
+def test_migration_instants_refuse_what_is_not_one(raw: str) -> None:
+    with pytest.raises(ConfigError, match=r"migration\.cutoff"):
+        load(None, {}, {"upstream.url": "http://a", "migration.cutoff": raw})
+
+
+def test_migration_caller_header_and_link_are_checked() -> None:
+    with pytest.raises(ConfigError, match=r"migration\.caller_header"):
+        load(None, {}, {"upstream.url": "http://a", "migration.caller_header": "Bad Header"})
+    with pytest.raises(ConfigError, match=r"migration\.link"):
+        load(None, {}, {"upstream.url": "http://a", "migration.link": "ftp://x"})

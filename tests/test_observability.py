@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from gateway import observability as obs
 from gateway.config import LogSettings
@@ -261,3 +262,25 @@ def test_notes_as_json_has_detail_only_when_present() -> None:
 def test_log_notes_feeds_the_one_note_counter() -> None:
     obs.log_notes(obs.get_logger("t"), [Note("x", "$")])
     assert obs.NOTE_COUNTER.snapshot() == {"x": 1}
+
+
+def test_the_direct_exchange_line_is_the_one_structlog_writes() -> None:
+    buf = io.StringIO()
+    obs.configure(JSON_INFO, stream=buf)
+    obs.bind_exchange(request_id="r-5", client_version=Version.V10, binding=Binding.JSONRPC, method="SendMessage")
+    fields: dict[str, Any] = {"status": 200, "duration_ms": 1.25, "outcome": "ok", "method": "own",
+                              "upstream_binding": Binding.REST, "passthrough": True}
+    obs.log_exchange(notes=[Note("dropped", "$.x")], **fields)  # the direct line
+    obs.log_exchange(notes=[Note("dropped", "$.x")], logger=obs.get_logger("gateway.exchange"), **fields)
+    obs.log_exchange(status=200, level="debug")  # below the level: no line either way
+    direct, generic = (json.loads(line) for line in buf.getvalue().splitlines())
+    assert list(direct) == list(generic)  # the same members in the same order
+    assert {**direct, "timestamp": ""} == {**generic, "timestamp": ""}
+    assert direct["method"] == "own" and direct["upstream_binding"] == "HTTP+JSON"
+
+
+def test_the_direct_line_gives_way_to_a_changed_configuration() -> None:
+    obs.configure(JSON_INFO, stream=io.StringIO())
+    with capture_logs() as captured:
+        obs.log_exchange(status=201)
+    assert captured == [{"status": 201, "event": "exchange", "log_level": "info"}]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime
 import importlib.util
 import ipaddress
 import re
@@ -124,10 +125,30 @@ def check_upstream_url(value: str) -> str:
     return check_http_url(value, what="the upstream URL")
 
 
+def check_redis_url(value: str) -> str:
+    if urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+        raise ValueError(f"expected a redis://, rediss:// or unix:// URL, got {describe(value)}")
+    return value
+
+
 def check_public_url(value: str) -> str:
     if value == "":
         return value
     return check_http_url(value, what="the public URL").rstrip("/")
+
+
+def check_jwks_url(value: str) -> str:
+    return value if value == "" else check_http_url(value, what="the JWKS URL")
+
+
+JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+
+
+def check_jwt_algorithms(value: tuple[str, ...]) -> tuple[str, ...]:
+    bad = [a for a in value if a not in JWT_ALGORITHMS]
+    if bad or not value:
+        raise BadValue(f"must be some of {', '.join(JWT_ALGORITHMS)}, got {', '.join(bad) or 'none'}")
+    return value
 
 
 def check_cidrs(value: tuple[str, ...]) -> tuple[Network, ...]:
@@ -155,6 +176,36 @@ def check_headers(value: Mapping[str, str]) -> Mapping[str, str]:
         if any(c in val for c in "\r\n\0"):
             raise BadValue(f"the value of header {name!r} contains a line break or NUL")
     return value
+
+
+def check_header_name(value: str) -> str:
+    if not _TOKEN.match(value):
+        raise BadValue(f"{value!r} is not a valid header name")
+    return value
+
+
+def check_instant(value: str) -> str:
+    """A moment, as a date (2026-06-30, midnight UTC), an ISO 8601 date-time with its offset (or Z), or
+    `@<unix seconds>` (RFC 9745's form); normalised to `@<unix seconds>`. "" means unset."""
+    text = value.strip()
+    if text == "":
+        return ""
+    if text.startswith("@") and text[1:].isdigit():
+        return f"@{int(text[1:])}"
+    try:
+        moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadValue(f"must be a date (2026-06-30), an ISO 8601 date-time with an offset "
+                       f"(2026-06-30T12:00:00Z) or @<unix seconds>, got {value!r}") from None
+    if moment.tzinfo is None:
+        if "T" in text or " " in text:
+            raise BadValue(f"a date-time needs its UTC offset (e.g. Z or +02:00), got {value!r}")
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return f"@{int(moment.timestamp())}"
+
+
+def check_deprecation_link(value: str) -> str:
+    return "" if value == "" else check_http_url(value, what="the deprecation link")
 
 
 def check_a2ui_versions(value: tuple[str, ...]) -> tuple[str, ...]:

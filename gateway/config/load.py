@@ -207,7 +207,8 @@ class _Route:
         """The route's settings: its own values over the top-level ones."""
         merged = {**values, **self.values}
         return RouteSettings(self.name, self.path_prefix, self.host, _build_section("upstream", merged),
-                             _build_section("quirks", merged))
+                             _build_section("quirks", merged), _build_section("migration", merged),
+                             _build_section("auth", merged), _build_section("callers", merged))
 
 
 def _read_routes(raw: object, source: str, problems: list[Problem]) -> list[_Route]:

@@ -19,11 +19,17 @@ from gateway.config.checks import (
     check_a2ui_versions,
     check_admin_listen,
     check_cidrs,
+    check_deprecation_link,
     check_event_loop,
+    check_header_name,
     check_headers,
+    check_instant,
+    check_jwks_url,
+    check_jwt_algorithms,
     check_listen,
     check_public_url,
     check_push_keys,
+    check_redis_url,
     check_tenant,
     check_tracing,
     check_upstream_url,
@@ -34,12 +40,17 @@ from gateway.config.checks import (
 from gateway.config.settings import (
     AdminSettings,
     AguiSettings,
+    AuthSettings,
+    CallersSettings,
+    CardSettings,
     GrpcSettings,
     LimitsSettings,
     LogSettings,
+    MigrationSettings,
     PushSettings,
     ServerSettings,
     Settings,
+    TaskIndexSettings,
     TimeoutSettings,
     TracingSettings,
     UpstreamSettings,
@@ -250,6 +261,10 @@ SECTIONS: dict[str, str] = {
     "webhook, with the client's route sealed (encrypted) into its URL, so any replica can deliver.",
     "quirks": "Per-peer compatibility switches for known differences between A2A implementations. The "
     "defaults follow the specification.",
+    "task_index": "What the gateway remembers of the tasks it sees pass to a v0.3 agent, so that it can "
+    "answer a v1.0 client's ListTasks (v0.3 has no list): each task's id, context, state, timestamp and "
+    "the caller's scope (a digest of the request's credential headers, never the credentials). Tasks "
+    "the gateway never saw are not listed.",
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
@@ -261,8 +276,23 @@ SECTIONS: dict[str, str] = {
     "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
     "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
     "/workers (the worker processes). It is never served on the main listener.",
+    "migration": "Gradual migration from A2A 0.3 to 1.0: who still speaks v0.3 (the admin listener's "
+    "GET /migration and its page), and what v0.3 clients are told: the `Deprecation` (RFC 9745), `Sunset` "
+    "(RFC 8594) and `Link rel=\"deprecation\"` headers on every reply to a v0.3 client, and past the cut-off "
+    "the version error instead of a translation. A [[routes]] entry may set its own.",
     "tracing": "OpenTelemetry tracing (the `otel` extra): a server span per request, and the W3C trace "
     "context (`traceparent`) passed to the upstream agent.",
+    "card": "Agent-card signatures (JWS over the card's RFC 8785 canonical form): checking the upstream "
+    "card's against known keys, and signing every card the gateway serves with its own key, published "
+    "as a JWKS at /.well-known/jwks.json.",
+    "auth": "Caller authentication at the gateway (off unless a JWKS URL or API keys are set): every A2A "
+    "and AG-UI request needs a JWT bearer token that verifies against the JWKS, or a known API key; "
+    "others are answered 401 (403 for a token of another issuer or audience) in the caller's own error "
+    "shape, with `WWW-Authenticate`. The public agent card and the JWKS stay public; the extended card "
+    "is a call like any other. A [[routes]] entry may set its own.",
+    "callers": "Per-caller limits (each off at 0), per replica: a caller is the authenticated subject, "
+    "else the value of identity_header. Over a limit the caller is answered 429 with Retry-After in its "
+    "own error shape. A [[routes]] entry may set its own.",
 }
 
 _MIB = 1024 * 1024
@@ -346,6 +376,18 @@ _TABLE: tuple[Key, ...] = (
         "comma-separated Name=value pairs (values cannot contain commas); it replaces the whole "
         "table.",
         check=check_headers, example='{ Authorization = "Bearer <token>" }'),
+    Key("upstream.retry_attempts", "int", 10,
+        "How many times a call is sent again when it provably never reached the agent (the connection was "
+        "refused or could not be opened, the pooled connection had been closed by the agent before a byte "
+        "was written, or the agent reset it with the request unread), as when an agent restarts or a rolling "
+        "update replaces its pods; read-only calls (GetTask, ListTasks, push-config reads, the card) also on "
+        "502, 503, 504 and on a connection lost after sending. Never a SendMessage the agent may have seen. "
+        "Each retry waits (see retry_backoff_seconds) and all stay within the call's own deadline; 0 disables retries.",
+        check=NON_NEGATIVE),
+    Key("upstream.retry_backoff_seconds", "float", 0.05,
+        "The wait before the first retry; it doubles with each one, up to 1 second, with jitter (the "
+        "default's ten retries span about 3 to 6.5 seconds).",
+        check=POSITIVE),
     Key("upstream.timeout.connect", "float", 5.0,
         "Time to open a connection to the upstream agent.",
         check=POSITIVE),
@@ -421,6 +463,21 @@ _TABLE: tuple[Key, ...] = (
     Key("push.max_body_bytes", "int", 4 * _MIB,
         "Largest notification body accepted from the upstream agent, in bytes (default 4 MiB).",
         check=ONE_OR_MORE),
+    Key("task_index.store", "enum", "memory",
+        "Where the records live: memory (bounded, in this process: complete for a sidecar with one "
+        "worker) or redis (shared by replicas and worker processes; see task_index.redis_url).",
+        choices=("memory", "redis")),
+    Key("task_index.redis_url", "str", "redis://127.0.0.1:6379/0",
+        "The Redis server of store = redis (redis:// or rediss:// URL, credentials included if any).",
+        check=check_redis_url),
+    Key("task_index.ttl_seconds", "float", 86400.0,
+        "How long a record is kept after the task was last seen; the Redis keys expire then.",
+        check=POSITIVE),
+    Key("task_index.max_tasks", "int", 10000,
+        "Most records kept per agent (per caller scope in Redis); the least recently seen go first.",
+        check=ONE_OR_MORE),
+    Key("task_index.key_prefix", "str", "a2a-gateway:",
+        "Prefix of every Redis key the index writes (to share one Redis between deployments)."),
     Key("agui.contextid_mode", "enum", "server",
         "\"server\": the agent issues the A2A contextId on a thread's first run and the gateway keeps "
         "it; \"thread\": the AG-UI threadId is sent as the contextId (only for agents that accept "
@@ -489,6 +546,28 @@ _TABLE: tuple[Key, ...] = (
         "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
         "so that probes and Prometheus reach it, and keep it off public Services.",
         check=check_admin_listen),
+    Key("migration.caller_header", "str", "User-Agent",
+        "The request header that names a caller in the migration view (e.g. a client-id header). A "
+        "credential header (Authorization, Cookie, X-API-Key, …) is shown as a SHA-256 fingerprint, never "
+        "its value.", check=check_header_name),
+    Key("migration.max_callers", "int", 100,
+        "How many callers the migration view keeps apart (the busiest); the others are summed as one.",
+        check=ONE_OR_MORE),
+    Key("migration.deprecation", "str", "",
+        "When v0.3 was (or will be) deprecated: a date (2026-06-30), an ISO 8601 date-time with its offset or "
+        "@<unix seconds>. Set: every reply to a v0.3 client carries `Deprecation: @<unix seconds>` (RFC 9745).",
+        check=check_instant),
+    Key("migration.sunset", "str", "",
+        "When v0.3 stops being served (same forms as `deprecation`). Set: every reply to a v0.3 client "
+        "carries `Sunset: <HTTP-date>` (RFC 8594). It only informs; `cutoff` enforces.",
+        check=check_instant),
+    Key("migration.link", "str", "",
+        "A page on moving to A2A 1.0. Set: every reply to a v0.3 client carries `Link: <url>; "
+        "rel=\"deprecation\"` (RFC 9745).", check=check_deprecation_link),
+    Key("migration.cutoff", "str", "",
+        "From this moment (same forms as `deprecation`), v0.3 clients are answered the version error "
+        "(VersionNotSupported, naming `A2A-Version: 1.0`) instead of a translation. \"\": never.",
+        check=check_instant),
     Key("tracing.enabled", "bool", False,
         "Make a server span per request and pass the trace context upstream; needs the `otel` extra.",
         check=check_tracing),
@@ -497,6 +576,68 @@ _TABLE: tuple[Key, ...] = (
         "variables; needs opentelemetry-exporter-otlp-proto-http, in the `otel` extra), \"console\" "
         "(stdout, for debugging), \"none\" (spans only propagate the trace context).",
         choices=("otlp", "console", "none")),
+    Key("card.signing_key_file", "str", "",
+        "PEM file of the private key the gateway signs the cards it serves with (EC P-256/P-384/P-521: "
+        "ES256/ES384/ES512, RSA: RS256, Ed25519: EdDSA); its public key is served at "
+        "/.well-known/jwks.json. Empty: served cards carry no signature (an upstream card's signatures "
+        "cannot survive the rewriting and are dropped, noted card_signature_dropped)."),
+    Key("card.signing_kid", "str", "",
+        "The `kid` of the gateway's signatures and JWKS entry; empty: the key's RFC 7638 thumbprint."),
+    Key("card.verify_key_files", "list", (),
+        "Files of the keys the upstream card's signatures are checked against: PEM public keys or "
+        "certificates, JWK or JWKS JSON files. With verify_jwks_url empty too, nothing is checked."),
+    Key("card.verify_jwks_url", "str", "",
+        "A JWKS URL the upstream card's signature keys are fetched from (kept for five minutes, fetched "
+        "again for an unknown `kid`). A signature's own `jku` is never followed.",
+        check=check_jwks_url),
+    Key("card.require_verified", "bool", False,
+        "Readiness fails while the upstream card carries no signature that verifies against the keys "
+        "above; false only reports it (in /readyz, the log and a metric)."),
+    Key("auth.jwks_url", "str", "",
+        "JWKS URL of the keys caller JWTs (`Authorization: Bearer`) are signed with; fetched at start, "
+        "kept for five minutes, fetched again for an unknown `kid`. Empty: no JWT is accepted.",
+        check=check_jwks_url),
+    Key("auth.issuer", "str", "",
+        "The `iss` a caller's JWT must carry; empty: any."),
+    Key("auth.audience", "str", "",
+        "The `aud` a caller's JWT must include; empty: a token naming an audience is refused."),
+    Key("auth.algorithms", "list", ("RS256", "ES256", "EdDSA"),
+        "JWS algorithms accepted for caller JWTs (asymmetric only).",
+        check=check_jwt_algorithms),
+    Key("auth.leeway_seconds", "float", 30.0,
+        "Clock skew allowed on a JWT's `exp` and `nbf`.",
+        check=NON_NEGATIVE),
+    Key("auth.api_keys", "list", (),
+        "API keys accepted in api_key_header, each `name:key` (the name is the caller's subject) or a bare "
+        "key. From the environment: comma-separated."),
+    Key("auth.api_keys_file", "str", "",
+        "A file of API keys, one `name:key` or bare key a line (`#` starts a comment), read at start."),
+    Key("auth.api_key_header", "str", "X-API-Key",
+        "The request header an API key comes in."),
+    Key("auth.forward_credentials", "bool", True,
+        "Pass the caller's Authorization and API key headers on to the agent; false strips them (the "
+        "agent then sees only upstream.headers)."),
+    Key("callers.identity_header", "str", "User-Agent",
+        "Who an unauthenticated caller is, for its limits: the value of this request header (absent: "
+        "its address)."),
+    Key("callers.requests_per_second", "float", 0.0,
+        "Requests per second each caller may make, as a token bucket of `burst`; 0: no limit.",
+        check=NON_NEGATIVE),
+    Key("callers.burst", "int", 20,
+        "How many requests a caller may make at once before requests_per_second paces it.",
+        check=ONE_OR_MORE),
+    Key("callers.max_streams", "int", 0,
+        "Streams (SSE: streamed sends, subscriptions, AG-UI runs) each caller may have open at once; 0: no "
+        "limit.",
+        check=NON_NEGATIVE),
+    Key("callers.max_stream_seconds", "float", 0.0,
+        "Longest a caller's stream is relayed; past it the stream ends after its last complete event (a "
+        "`: draining` comment, as on shutdown). 0: no limit.",
+        check=NON_NEGATIVE),
+    Key("callers.max_stream_bytes", "int", 0,
+        "Most bytes a caller's stream is sent; past it the stream ends after its last complete event. 0: "
+        "no limit.",
+        check=NON_NEGATIVE),
 )  # fmt: skip
 
 
@@ -575,11 +716,16 @@ SECTION_TYPES: dict[str, type] = {
     "limits": LimitsSettings,
     "push": PushSettings,
     "quirks": Quirks,
+    "task_index": TaskIndexSettings,
     "agui": AguiSettings,
     "log": LogSettings,
     "grpc": GrpcSettings,
     "admin": AdminSettings,
     "tracing": TracingSettings,
+    "card": CardSettings,
+    "auth": AuthSettings,
+    "callers": CallersSettings,
+    "migration": MigrationSettings,
 }
 
 
@@ -607,8 +753,8 @@ ROUTES_DOC = (
     "first route whose host (if set) and prefix match, routes with a host first, longer prefixes first; "
     "a path no route matches gets a 404 in the A2A HTTP+JSON error shape. With no routes the gateway "
     "is a sidecar in front of `[upstream]`. Routes come from the config file only: no environment "
-    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]` keys they "
-    "inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
+    "variable or flag addresses a route, and changing them (or the `[upstream]`/`[quirks]`/`[migration]` "
+    "keys they inherit) needs a restart, not SIGHUP. Errors name the route by its index from 0, e.g. "
     "`routes[1].upstream.url`."
 )
 ROUTE_KEYS: tuple[RouteKey, ...] = (
@@ -621,8 +767,14 @@ ROUTE_KEYS: tuple[RouteKey, ...] = (
              "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
     RouteKey("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
              "`[quirks]`."),
+    RouteKey("migration", "table", "`[migration]`", "Any `[migration]` key, as `[routes.migration]` (e.g. a "
+             "route's own deprecation dates and cut-off); keys not set inherit `[migration]`."),
+    RouteKey("auth", "table", "`[auth]`", "Any `[auth]` key, as `[routes.auth]`; keys not set inherit `[auth]`."),
+    RouteKey("callers", "table", "`[callers]`", "Any `[callers]` key, as `[routes.callers]`; keys not set "
+             "inherit `[callers]`."),
 )
-ROUTED_SECTIONS = ("upstream", "quirks")  # the sections a route may set (and the tables among its keys)
+# the sections a route may set (and the tables among its keys)
+ROUTED_SECTIONS = ("upstream", "quirks", "migration", "auth", "callers")
 
 
 # --- the schema agrees with itself -----------------------------------------------------------------

@@ -61,6 +61,8 @@ class UpstreamSettings:
     card_refresh_seconds: float
     card_retry_seconds: float
     headers: Mapping[str, str]
+    retry_attempts: int
+    retry_backoff_seconds: float
     timeout: TimeoutSettings
 
 
@@ -86,6 +88,15 @@ class PushSettings:
     backoff_seconds: float
     timeout_seconds: float
     max_body_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class TaskIndexSettings:
+    store: Literal["memory", "redis"]
+    redis_url: str
+    ttl_seconds: float
+    max_tasks: int
+    key_prefix: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,21 +134,75 @@ class TracingSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class CardSettings:
+    signing_key_file: str  # "" : served cards are not signed
+    signing_kid: str       # "" : the key's RFC 7638 thumbprint
+    verify_key_files: tuple[str, ...]
+    verify_jwks_url: str
+    require_verified: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AuthSettings:
+    jwks_url: str
+    issuer: str
+    audience: str
+    algorithms: tuple[str, ...]
+    leeway_seconds: float
+    api_keys: tuple[str, ...] = dataclasses.field(repr=False)
+    api_keys_file: str
+    api_key_header: str
+    forward_credentials: bool
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.jwks_url or self.api_keys or self.api_keys_file)
+
+
+@dataclass(frozen=True, slots=True)
+class CallersSettings:
+    identity_header: str
+    requests_per_second: float
+    burst: int
+    max_streams: int
+    max_stream_seconds: float
+    max_stream_bytes: int
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.requests_per_second or self.max_streams or self.max_stream_seconds
+                    or self.max_stream_bytes)
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     format: Literal["json", "console"]
     level: Literal["debug", "info", "warning", "error", "critical"]
 
 
 @dataclass(frozen=True, slots=True)
+class MigrationSettings:
+    caller_header: str
+    max_callers: int
+    deprecation: str  # "" or "@<unix seconds>" (normalised by checks.check_instant)
+    sunset: str
+    link: str
+    cutoff: str
+
+
+@dataclass(frozen=True, slots=True)
 class RouteSettings:
     """One `[[routes]]` entry: an upstream agent selected by path prefix and/or Host, with its own
-    upstream and quirks settings (the keys it does not set inherit `[upstream]` and `[quirks]`)."""
+    upstream, quirks and migration settings (the keys it does not set inherit the top-level sections)."""
 
     name: str
     path_prefix: str  # "" or "/seg[/seg...]" without a trailing slash
     host: str  # "" (any) or a lower-case host name, matched without the port
     upstream: UpstreamSettings
     quirks: Quirks
+    migration: MigrationSettings
+    auth: AuthSettings
+    callers: CallersSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +212,14 @@ class Settings:
     limits: LimitsSettings
     push: PushSettings
     quirks: Quirks
+    task_index: TaskIndexSettings
     agui: AguiSettings
     log: LogSettings
     grpc: GrpcSettings
     admin: AdminSettings
     tracing: TracingSettings
+    migration: MigrationSettings
+    card: CardSettings
+    auth: AuthSettings
+    callers: CallersSettings
     routes: tuple[RouteSettings, ...] = ()  # from the config file only; empty: the sidecar case

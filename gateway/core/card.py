@@ -4,7 +4,9 @@ every interface pointing at the gateway. It never fetches; the shell does."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from gateway.core.errors import TranslationError
@@ -132,3 +134,25 @@ def served_card(upstream: UpstreamCard, *, client: Version, base_url: str,
     # a superset: v1.0 tools that send no A2A-Version header still find `supportedInterfaces`
     v03["supportedInterfaces"] = interfaces
     return v03
+
+
+def card_etag(body: bytes) -> str:
+    """The strong ETag of one served card variant: a digest of its bytes (the same bytes, the same tag)."""
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def not_modified(etag: str, last_modified: float, if_none_match: str | None, if_modified_since: str | None) -> bool:
+    """Whether a conditional GET is answered 304 (RFC 9110 §13.1.2, §13.1.3): If-None-Match decides when it is
+    present (a weak comparison, `*` matching any); else If-Modified-Since, when the card is not newer."""
+    if if_none_match is not None:
+        tags = [t.strip() for t in if_none_match.split(",")]
+        return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+    if not if_modified_since:
+        return False
+    try:
+        since = parsedate_to_datetime(if_modified_since)
+    except (TypeError, ValueError):
+        return False
+    if since.tzinfo is None:
+        return False
+    return int(last_modified) <= since.timestamp()

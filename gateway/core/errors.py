@@ -11,6 +11,7 @@ class GatewayError(Exception):
     http_status: int = 500
     reason: str = "INTERNAL_ERROR"
     default_message: str = "Internal error"
+    transport_status: bool = False   # http_status is the transport's verdict: it wins over the code's table row
 
     def __init__(self, message: str | None = None, *, path: str = "") -> None:
         self.message = message or self.default_message
@@ -66,6 +67,25 @@ class UnsupportedOperation(GatewayError):
     http_status = 400
     reason = "UNSUPPORTED_OPERATION"
     default_message = "This operation is not supported"
+
+
+class TaskNotFound(GatewayError):
+    """The task is unknown (or not the caller's to see), as the gateway itself found out."""
+
+    jsonrpc_code = -32001
+    http_status = 404
+    reason = "TASK_NOT_FOUND"
+    default_message = "Task not found"
+
+
+class ContentTypeNotSupported(GatewayError):
+    """A v1.0 caller's request body is not of a media type the binding accepts (S10 §5.4: HTTP 415)."""
+
+    jsonrpc_code = -32005
+    http_status = 415
+    reason = "CONTENT_TYPE_NOT_SUPPORTED"
+    default_message = "Incompatible content types"
+    transport_status = True
 
 
 class UnsupportedVersion(GatewayError):
@@ -150,3 +170,44 @@ def as_agent_error(error: GatewayError) -> GatewayError:
     if isinstance(error, TranslationError):
         return InvalidAgentResponse(f"agent reply invalid at {error.path}: {error.message}")
     return error
+
+
+class EdgeRefusal(GatewayError):
+    """The gateway's edge refused the caller before any call to the agent (its credentials, its limits):
+    the HTTP status stands in every binding, a JSON-RPC error body included, with `headers` beside it
+    (`WWW-Authenticate`, `Retry-After`). The gateway's own JSON-RPC codes count down from -32099."""
+
+    def __init__(self, message: str | None = None, *, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.headers = headers or {}
+
+
+class Unauthenticated(EdgeRefusal):
+    """No credentials, or credentials that do not hold (a bad signature, an expired token, an unknown key)."""
+
+    jsonrpc_code = -32098
+    http_status = 401
+    reason = "UNAUTHENTICATED"
+    default_message = "Authentication required"
+
+
+class PermissionDenied(EdgeRefusal):
+    """Credentials that hold but do not admit this caller here (another audience or issuer's, a missing scope)."""
+
+    jsonrpc_code = -32097
+    http_status = 403
+    reason = "PERMISSION_DENIED"
+    default_message = "Permission denied"
+
+
+class RateLimited(EdgeRefusal):
+    """This caller is over its limits (requests per second, concurrent streams): retry after `retry_after`."""
+
+    jsonrpc_code = -32096
+    http_status = 429
+    reason = "RATE_LIMITED"
+    default_message = "Too many requests"
+
+    def __init__(self, message: str | None = None, *, retry_after: int = 1, limit: str = "") -> None:
+        super().__init__(message, headers={"Retry-After": str(retry_after)})
+        self.retry_after, self.limit = retry_after, limit

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from gateway.core import jsoncodec
 from gateway.core.bindings import grpc, jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
+from gateway.core.compose import NO_HISTORY_LIMIT
 from gateway.core.dialects import DIALECTS, SPECS
 from gateway.core.errors import GatewayError, TranslationError, UnsupportedOperation, as_agent_error
 from gateway.core.notes import Cx, Note, RestBytes
@@ -92,6 +93,8 @@ class Exchange:
     grpc_target: str = ""                           # the gateway's gRPC `host:port`, for the extended card
     cx: Cx = field(init=False)
     webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
+    seen: list[Any] = field(init=False, default_factory=list)       # results read for the client (task index)
+    relay: StreamRelay[Any, Any] | None = field(init=False, default=None)   # the stream's relay, once made
     _history: int | None = field(init=False, default=None)
     _up_params: Any = field(init=False, default=None)
     _configs: list[Any] = field(init=False, default_factory=list)
@@ -136,6 +139,10 @@ class Exchange:
             # v1.0 promises at most historyLength messages (0: none); a v0.3 agent cannot be trusted
             hist = _at(params, self.op.history)
             self._history = hist if type(hist) is int else None
+            if self._history is None and self.upstream.version is Version.V03 and len(self.op.history) == 1 \
+                    and isinstance(up, dict) and self.op.history[0] not in up:
+                # an absent limit is "no limit" in v1.0 (S10 §3.2.4); some v0.3 agents send no history unasked
+                up[self.op.history[0]] = NO_HISTORY_LIMIT
         return self._outgoing(up)
 
     @property
@@ -252,6 +259,7 @@ class Exchange:
             raise as_agent_error(err) from None
         if isinstance(result, Again):
             return result
+        self.seen.append(result)
         return Result(True, result)
 
     def _read_upstream(self, status: int, body: bytes) -> tuple[bool, Any]:
@@ -267,6 +275,10 @@ class Exchange:
         hub = reply.error if self.upstream.version is Version.V10 else translate(
             "error", reply.error, src=Dialect.V03RPC, dst=Dialect.V10, cx=self.cx, at="$.error")
         return False, hub
+
+    def reply_for(self, result: Result) -> Reply:
+        """A result or A2A error read for the client (read_reply's, or one the shell composed) as its reply."""
+        return self._success(result.value) if result.ok else self._error_reply(result.value)
 
     def _success(self, result: Any) -> Reply:
         if self.call.binding is Binding.JSONRPC:
@@ -287,22 +299,29 @@ class Exchange:
 
     def stream(self, *, max_event_bytes: int) -> StreamRelay[bytes, bytes]:
         """The relay of this call's upstream stream, framed as SSE for the client."""
-        return sse_relay(client=self.src, client_binding=self.call.binding, upstream=self.dst,
-                         upstream_binding=self.upstream.binding, rpc_id=self.call.rpc_id, cx=self.cx,
-                         max_event_bytes=max_event_bytes, history_length=self._history)
+        relay = self.relay = sse_relay(client=self.src, client_binding=self.call.binding, upstream=self.dst,
+                                       upstream_binding=self.upstream.binding, rpc_id=self.call.rpc_id, cx=self.cx,
+                                       max_event_bytes=max_event_bytes, history_length=self._history)
+        relay.track = self.src is Dialect.V10 and self.upstream.version is Version.V03
+        return relay
 
     def hub_stream(self, *, max_event_bytes: int) -> StreamRelay[HubItem, list[HubItem]]:
         """The relay of this call's upstream stream as v1.0 items, for an in-process v1.0 client."""
         if self.src is not Dialect.V10:
             raise ValueError("hub_stream is for v1.0 callers")
-        return self.relay(HubFrames(), max_event_bytes=max_event_bytes)
+        return self.framed(HubFrames(), max_event_bytes=max_event_bytes)
 
-    def relay(self, frames: Frames[F, Out], *, max_event_bytes: int) -> StreamRelay[F, Out]:
-        """The relay of this call's upstream stream, framed by `frames` (in the client's dialect)."""
+    def framed(self, frames: Frames[F, Out], *, max_event_bytes: int) -> StreamRelay[F, Out]:
+        """The relay of this call's upstream stream, framed by `frames` (in the client's dialect); kept as
+        `relay`, tracking tasks for the index as `stream` does."""
         if frames.dialect is not self.src:
             raise ValueError(f"frames in {frames.dialect.value}, the client speaks {self.src.value}")
-        return StreamRelay(frames, upstream=self.dst, upstream_binding=self.upstream.binding, cx=self.cx,
-                           max_event_bytes=max_event_bytes, history_length=self._history)
+        relay: StreamRelay[F, Out] = StreamRelay(frames, upstream=self.dst, upstream_binding=self.upstream.binding,
+                                                 cx=self.cx, max_event_bytes=max_event_bytes,
+                                                 history_length=self._history)
+        relay.track = self.src is Dialect.V10 and self.upstream.version is Version.V03
+        self.relay = relay
+        return relay
 
     def _result(self, result: Any) -> Any:
         op = self.op

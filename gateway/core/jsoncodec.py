@@ -1,19 +1,86 @@
-"""The one JSON codec of the project (ujson, no ASCII escaping, no escaped slashes). Decode errors
-and non-JSON input become MalformedEnvelope; nothing else imports ujson."""
+"""The one JSON codec of the project (ujson, no ASCII escaping, no escaped slashes) and its one reading rule,
+strict JSON (below); anything else becomes MalformedEnvelope (LimitExceeded past the bounds). Nothing else
+imports ujson."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import ujson
 
 from gateway.core.errors import LimitExceeded, MalformedEnvelope
 
+__all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_relayed"]
+
+# THE RULE. What the gateway reads — a client's body, an agent's reply, one SSE event's data — is JSON text
+# (RFC 8259) as I-JSON (RFC 7493) narrows it, because each of these has crashed or split JSON handlers:
+#   - UTF-8 only; no lone surrogate escape (a "\ud800" decodes, then fails the first UTF-8 encode);
+#   - numbers finite: no NaN, Infinity, nor a literal beyond a double's range (1e400 reads as inf);
+#     integers keep every digit, up to 4,300 digits (Python's int bound);
+#   - no member name twice in one object (parsers disagree on which one wins: a smuggling vector);
+#   - no raw control character (U+0000-U+001F) inside a string; nesting up to MAX_DEPTH levels.
+# ujson alone accepts all of these but the bounds, so its result is checked: one walk counts members and
+# checks floats; cheap byte tests say when a slower exact read (the standard library's parser, with hooks)
+# must decide. A value that passes is exactly what ujson returned. (Left lenient, as ujson reads them:
+# a number with leading zeros, `01`, is the number.)
+# Bytes relayed untouched (a pass-through's replies and events) are checked by `loads_relayed`: JSON text
+# a client can read (RFC 8259's grammar: no NaN or Infinity, no raw control character in a string; and
+# no lone surrogate), without the walk; a repeated name or a huge literal reaches the client as the agent
+# wrote it, which is its business. What the gateway writes is JSON too: the encoder refuses non-finite
+# numbers (and `dumpb` lone surrogates).
+MAX_DEPTH = 1024  # ujson's own bound; JSON-RPC requests are held to a lower one (bindings.jsonrpc)
+
 _dumps = ujson.dumps
 _loads = ujson.loads
+_CONTROLS = bytes(range(0x20))
+_CONTROLS_STR = str.maketrans(dict.fromkeys(range(0x20)))
+
+
+class _Needles:
+    """The byte tests of the rule, spelled for bytes or for str."""
+
+    __slots__ = ("colon", "escaped_colon", "escaped_quote", "infinity", "member", "nan", "quote_space",
+                 "surrogates")
+
+    def __init__(self, binary: bool) -> None:
+        def word(text: str) -> Any:
+            return text.encode() if binary else text
+
+        self.colon, self.member, self.escaped_quote = word(":"), word('":'), word('\\"')
+        self.quote_space, self.escaped_colon = word('" '), word("\\u003")
+        self.surrogates = (word("\\ud"), word("\\uD"))
+        self.nan, self.infinity = word("NaN"), word("Infinity")
+
+
+_BYTES, _STR = _Needles(binary=True), _Needles(binary=False)
 
 
 def loads(data: bytes | str) -> Any:
+    """Decode `data` by the rule above."""
+    value = _decode(data)
+    kind = type(value)
+    if kind is dict or kind is list:
+        _check(value, data)
+    elif kind is float and value - value != 0.0:  # inf - inf and nan - nan are nan
+        raise MalformedEnvelope("body is not valid JSON: a number is not finite (NaN, Infinity or out of range)")
+    elif kind is str and _may_have_surrogate(data):
+        _surrogates(value)
+    return value
+
+
+def loads_relayed(data: bytes | str) -> Any:
+    """Decode bytes the gateway relays untouched, by the lighter rule above (MalformedEnvelope else)."""
+    value = _decode(data)
+    at = _BYTES if type(data) is bytes else _STR
+    if at.nan in data or at.infinity in data or _has_control(data):
+        _exact(data, _GRAMMAR)  # NaN may be inside a string: the exact reader tells
+    if _may_have_surrogate(data):
+        _surrogates(value)
+    return value
+
+
+def _decode(data: bytes | str) -> Any:
     try:
         return _loads(data)
     except (ValueError, TypeError) as exc:
@@ -23,8 +90,120 @@ def loads(data: bytes | str) -> Any:
 
 
 def dumps(value: Any) -> str:
-    return _dumps(value, ensure_ascii=False, escape_forward_slashes=False)
+    """JSON text of `value`; a NaN or infinite float raises OverflowError (a bug: what is read is finite)."""
+    return _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False)
 
 
 def dumpb(value: Any) -> bytes:
-    return _dumps(value, ensure_ascii=False, escape_forward_slashes=False).encode()
+    """`dumps` as UTF-8 (a lone surrogate raises UnicodeEncodeError)."""
+    return _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False).encode()
+
+
+def _check(value: dict[str, Any] | list[Any], data: Any) -> None:
+    """The rule's checks on a decoded container: members counted and floats checked in one walk; then
+    what the text's bytes prove, else the exact reader decides."""
+    members = 0
+    stack: list[Any] = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if type(node) is dict:
+            members += len(node)
+            children: Any = node.values()
+        else:
+            children = node
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                push(child)
+            elif kind is float and child - child != 0.0:
+                raise MalformedEnvelope("body is not valid JSON: a number is not finite "
+                                        "(NaN, Infinity or out of range)")
+    at = _BYTES if type(data) is bytes else _STR
+    if _has_control(data) or not _unique_names(value, data, members, at):
+        _exact(data)
+    if _may_have_surrogate(data):
+        _surrogates(value)
+
+
+def _has_control(data: Any) -> bool:
+    """A control character anywhere: between tokens (tab, line breaks) it is allowed, inside a string it
+    is not, and only the exact reader tells which."""
+    if type(data) is bytes:
+        return len(data.translate(None, _CONTROLS)) != len(data)
+    return len(data.translate(_CONTROLS_STR)) != len(data)
+
+
+def _unique_names(value: Any, data: Any, members: int, at: _Needles) -> bool:
+    """Whether the text's bytes prove that no object repeats a name (False: not proven). Every member of
+    the text has one colon outside strings; the decoded value has one member per distinct name.
+    - `":` counted: with no escaped quote in the text (no `"` inside a string) and no quote followed by a
+      space (no name written `"a" :`), each member of the text is exactly one `":`.
+    - else all colons counted, less those inside the decoded strings (unless one is written \\u003a)."""
+    if at.escaped_quote not in data and at.quote_space not in data and data.count(at.member) == members:
+        return True
+    extra = data.count(at.colon) - members
+    if extra == 0:
+        return True
+    if at.escaped_colon in data:
+        return False
+    inside = 0
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            for key, child in node.items():
+                inside += key.count(":")
+                stack.append(child)
+        elif type(node) is list:
+            stack.extend(node)
+        elif type(node) is str:
+            inside += node.count(":")
+    return bool(inside == extra)
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        names = [name for name, _ in pairs]
+        twice = next(name for name in names if names.count(name) > 1)
+        raise MalformedEnvelope(f"body is not valid JSON: member name {twice!r} appears twice in one object")
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise MalformedEnvelope(f"body is not valid JSON: {name} is not a JSON number")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:
+        raise MalformedEnvelope(f"body is not valid JSON: {text[:40]} is beyond a double's range")
+    return value
+
+
+_EXACT = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float, strict=True)
+_GRAMMAR = json.JSONDecoder(parse_constant=_constant, strict=True)  # loads_relayed's: the grammar alone
+
+
+def _exact(data: bytes | str, reader: json.JSONDecoder = _EXACT) -> None:
+    """The slow exact reading (the standard library's parser): raises where the rule is broken."""
+    try:  # the hooks' MalformedEnvelope goes through as is
+        reader.decode(data.decode() if isinstance(data, bytes) else data)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        raise MalformedEnvelope(f"body is not valid JSON: {exc}") from None
+
+
+def _may_have_surrogate(data: Any) -> bool:
+    at = _BYTES if type(data) is bytes else _STR
+    return bool(at.surrogates[0] in data or at.surrogates[1] in data)
+
+
+def _surrogates(value: Any) -> None:
+    """A lone surrogate escape decodes to a str that UTF-8 cannot encode: encoding finds it, in C."""
+    try:
+        _dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise MalformedEnvelope("body is not valid JSON: a string holds a lone surrogate escape") from None
+    except OverflowError:
+        pass

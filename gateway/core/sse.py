@@ -46,6 +46,24 @@ class SseComment:
 
 SseItem: TypeAlias = SseEvent | SseComment
 
+# The parser's way to build an event, one per event of every stream: a frozen dataclass's __init__ sets
+# each field through object.__setattr__; the slots' own descriptors set them directly (same object).
+_new_object = object.__new__
+_SET_EVENT = tuple(vars(SseEvent)[name].__set__ for name in ("data", "event", "id", "retry"))
+
+
+def _event(data: str, event: str | None, id_: str | None, retry: int | None) -> SseEvent:
+    """`SseEvent(data, event, id_, retry)`, built without the frozen dataclass's __init__."""
+    item: SseEvent = _new_object(SseEvent)
+    set_data, set_event, set_id, set_retry = _SET_EVENT
+    set_data(item, data)
+    set_event(item, event)
+    set_id(item, id_)
+    set_retry(item, retry)
+    return item
+
+_DATA_PREFIX = b"data: "
+
 
 class SseParser:
     """Incremental WHATWG event-stream parser: `feed(bytes)` returns the items completed so far.
@@ -125,7 +143,17 @@ class SseParser:
                 self._pending += lines[0]
                 lines[0] = bytes(self._pending)
                 self._pending.clear()
+            limit = self.max_event_bytes
             for line in lines:
+                # the usual line, `data: ` and UTF-8 within the bound, read here; anything else by _line
+                if line[:6] == _DATA_PREFIX and len(line) + self._data_bytes <= limit:
+                    try:
+                        self._data.append(line[6:].decode("utf-8"))
+                    except UnicodeDecodeError:
+                        pass
+                    else:
+                        self._data_bytes += len(line)
+                        continue
                 self._line(line, out)
         if tail:
             if len(self._pending) + len(tail) + self._data_bytes > self.max_event_bytes:
@@ -141,7 +169,7 @@ class SseParser:
     def _line(self, raw: bytes, out: list[SseItem]) -> None:
         if not raw:
             if self._data:
-                out.append(SseEvent("\n".join(self._data), self._event or None, self._id, self._retry))
+                out.append(_event("\n".join(self._data), self._event or None, self._id, self._retry))
                 self._data = []
                 self._data_bytes = 0
             self._event = ""

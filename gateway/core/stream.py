@@ -270,6 +270,8 @@ class StreamRelay(Generic[F, Out]):
         "events_in",
         "events_out",
         "history_length",
+        "track",
+        "tracked",
         "upstream",
         "upstream_binding",
     )
@@ -293,6 +295,8 @@ class StreamRelay(Generic[F, Out]):
         self._held: JsonObj | None = None  # a v0.3 client item awaiting its `final`
         self._started = False  # an item (not an error) has been seen
         self._done = False
+        self.track = False   # keep each task's last Task or status update in `tracked` (the task index)
+        self.tracked: dict[str, JsonObj] = {}
 
     @property
     def done(self) -> bool:
@@ -333,6 +337,25 @@ class StreamRelay(Generic[F, Out]):
                 if self._done:
                     return True
         return False
+
+    def open_with(self, task: JsonObj) -> Out:
+        """Begin the client's stream with this Task (a composed subscription's, fetched by GetTask): the
+        first item, so none is synthesised; a terminal Task ends the stream at once."""
+        out: list[F] = []
+        if self._done or self._started:
+            return self._frames.join(out)
+        hub: JsonObj = {"task": task}
+        if self.history_length is not None:
+            truncate_history(task, self.history_length, self.cx, "$.task")
+        item = hub if self.client is V10 else translate("stream_response", hub, src=V10, dst=self.client,
+                                                        cx=self.cx, at="$.task")
+        out.append(self._frames.item(item))
+        self.events_out += 1
+        self._started = True
+        self._done = state_of(task) in dialects.TERMINAL_V10
+        if self.track:
+            self.tracked[str(task.get("id", ""))] = hub
+        return self._frames.join(out)
 
     def close(self) -> Out:
         """Upstream EOF: an unterminated event is dropped (WHATWG); a held event goes out as the final one."""
@@ -433,6 +456,8 @@ class StreamRelay(Generic[F, Out]):
         if member == "task" and self.history_length is not None:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")
         state = state_of(payload) if member in ("task", "statusUpdate") else None
+        if self.track and state is not None:
+            self.tracked[str(payload.get("id" if member == "task" else "taskId", ""))] = hub
         ends = state in dialects.TERMINAL_V10 or (first and member == "message")
         v03_final = _upstream_final(raw, member, self.upstream)
 

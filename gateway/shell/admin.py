@@ -1,18 +1,22 @@
-"""Owns the admin listener's app: GET /healthz, /readyz, /metrics and /workers, for one gateway process
-or for the parent of several workers. It is never mounted on the main listener, whose paths are A2A's."""
+"""Owns the admin listener's app: GET /healthz, /readyz, /metrics, /workers, /migration (JSON) and / (the
+migration page, server-rendered HTML), for one gateway process or for the parent of several workers. It is
+never mounted on the main listener, whose paths are A2A's."""
 
 from __future__ import annotations
 
+import html
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from aiohttp import web
 
 from gateway.core import jsoncodec
+from gateway.core.migration import view
 from gateway.shell.metrics import CONTENT_TYPE
 
-__all__ = ["STATUS", "ProcessStatus", "Status", "build_admin_app"]
+__all__ = ["STATUS", "ProcessStatus", "Status", "build_admin_app", "migration_page"]
 
 
 class Status(Protocol):
@@ -21,6 +25,9 @@ class Status(Protocol):
     def readiness(self) -> tuple[bool, str]: ...
     def metrics_text(self) -> bytes: ...
     def workers(self) -> list[dict[str, Any]]: ...
+    def migration(self) -> dict[str, Any]:
+        """The migration snapshot (gateway.core.migration), summed over the workers."""
+        ...
 
 
 STATUS = web.AppKey("admin_status", Status)
@@ -30,10 +37,14 @@ class ProcessStatus:
     """The status of one gateway process (workers = 1): its lifecycle and its own registry."""
 
     def __init__(self, readiness: Callable[[], tuple[bool, str]], render: Callable[[], bytes],
-                 handled: Callable[[], int]) -> None:
+                 handled: Callable[[], int], migration: Callable[[], dict[str, Any]]) -> None:
         self._readiness = readiness
         self._render = render
         self._handled = handled
+        self._migration = migration
+
+    def migration(self) -> dict[str, Any]:
+        return self._migration()
 
     def readiness(self) -> tuple[bool, str]:
         return self._readiness()
@@ -53,6 +64,8 @@ def build_admin_app(status: Status) -> web.Application:
     app.router.add_get("/readyz", _readyz)
     app.router.add_get("/metrics", _metrics)
     app.router.add_get("/workers", _workers)
+    app.router.add_get("/migration", _migration)
+    app.router.add_get("/", _page)
     return app
 
 
@@ -66,8 +79,89 @@ async def _healthz(request: web.Request) -> web.Response:
 
 
 async def _readyz(request: web.Request) -> web.Response:
-    ready, reason = request.app[STATUS].readiness()
-    return _json({"ready": ready, "reason": reason}, 200 if ready else 503)
+    status = request.app[STATUS]
+    ready, reason = status.readiness()
+    body: dict[str, Any] = {"ready": ready, "reason": reason}
+    agents = status.migration().get("agents", {})
+    if list(agents) == ["default"]:   # one agent: its interfaces as the version probes found them
+        body["upstream"] = agents["default"]
+    elif agents:
+        body["routes"] = agents
+    return _json(body, 200 if ready else 503)
+
+
+async def _migration(request: web.Request) -> web.Response:
+    return _json(view(request.app[STATUS].migration(), time.time()))
+
+
+async def _page(request: web.Request) -> web.Response:
+    page = migration_page(view(request.app[STATUS].migration(), time.time()))
+    return web.Response(text=page, content_type="text/html", charset="utf-8",
+                        headers={"Cache-Control": "no-store"})
+
+
+# ---- the migration page: plain HTML, a few lines of CSS, no script ---------------------------------
+
+_CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+th{background:#f3f3f3}td.n{text-align:right}.v03{background:#fff3cd}.bad{color:#a00;font-weight:bold}
+.ok{color:#070}small{color:#666}"""
+
+
+def _table(head: Iterable[str], rows: Iterable[tuple[list[str], str]], empty: str) -> str:
+    """A table of already-escaped cells; each row with its CSS class."""
+    cells = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for row, cls in rows:
+        cells.append(f'<tr class="{cls}">' + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+    return f"<table>{''.join(cells)}</table>" if len(cells) > 1 else f"<p><small>{empty}</small></p>"
+
+
+def _e(value: object) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _n(value: object) -> str:
+    return f'<span class="n">{_e(value)}</span>'
+
+
+def migration_page(data: dict[str, Any]) -> str:
+    """The migration view (gateway.core.migration.view) as a page for a person."""
+    windows = data.get("windows", [])
+    status_cls = {"corrected": "bad", "verified": "ok"}
+    agents = [([_e(route), _e(i.get("url")), _e(i.get("binding")), _e(i.get("claimed") or "-"),
+                _e(i.get("observed") or "?"), f'<span class="{status_cls.get(i.get("status"), "")}">'
+                f'{_e(i.get("status"))}</span>'], "")
+              for route, agent in data.get("agents", {}).items() for i in agent.get("interfaces", [])]
+    traffic = [([_e(t["route"]), _e(t["client_version"]), _e(t["binding"]),
+                 *(_n(t["windows"].get(w, 0)) for w in windows), _n(t["total"]), _e(t["last_seen"])],
+                "v03" if t["client_version"] == "0.3" else "") for t in data.get("traffic", [])]
+    def per_window(counts: dict[str, int]) -> str:
+        return ", ".join(f"{w} {counts.get(w, 0)}" for w in windows)
+
+    callers = [([_e(c["caller"]), _e(", ".join(c["versions"])),
+                 "<br>".join(f"{_e(b['route'])} {_e(b['client_version'])} {_e(b['binding'])}: {_e(b['total'])} "
+                             f"<small>({per_window(b['windows'])})</small>" for b in c["by"]),
+                 _n(c["total"]), _e(c["last_seen"])], "v03" if c["still_v03"] else "")
+               for c in data.get("callers", [])]
+    notes = [([_e(n["route"]), _e(n["code"]), f"<code>{_e(n['example_path'])}</code>", _e(n["detail"]),
+               _n(n["total"]), _e(n["last_seen"])], "") for n in data.get("notes", [])]
+    still = data.get("still_v03", [])
+    summary = (f'<p class="bad">{len(still)} caller(s) still speak A2A 0.3: {_e(", ".join(still))}</p>' if still
+               else '<p class="ok">No caller speaks A2A 0.3 in the counts kept.</p>')
+    return "".join([
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>a2a-gateway: migration</title>",
+        f"<style>{_CSS}</style></head><body><h1>Migration from A2A 0.3 to 1.0</h1>",
+        f"<p><small>generated {_e(data.get('generated'))}; windows {_e(', '.join(windows))}; "
+        "JSON at <a href=/migration>/migration</a></small></p>", summary,
+        "<h2>Agents</h2>", _table(["route", "interface", "binding", "card claims", "agent speaks", "check"],
+                                  agents, "no agent known yet"),
+        "<h2>Traffic by client version and binding</h2>",
+        _table(["route", "client version", "binding", *windows, "total", "last seen"], traffic, "no traffic yet"),
+        "<h2>Callers</h2>", _table(["caller", "versions", "by route, version, binding", "total", "last seen"],
+                                   callers, "no callers yet"),
+        "<h2>Translation notes</h2>", _table(["route", "code", "example path", "detail", "count", "last seen"],
+                                             notes, "no notes"),
+        "</body></html>"])
 
 
 async def _metrics(request: web.Request) -> web.Response:

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import gc
 import importlib
+import os
 from collections.abc import AsyncIterator, Callable, MutableMapping
+from pathlib import Path
 
 from aiohttp import web
 
@@ -15,19 +17,27 @@ from gateway.config import ConfigError, Problem, Settings
 from gateway.core.card import CARD_PATHS
 from gateway.core.types import Binding
 from gateway.observability import get_logger
+from gateway.shell import task_index
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.doors import agui, card, jsonrpc, rest
+from gateway.shell.guard import Guard
 from gateway.shell.keys import (
+    CARD_SIGNER,
+    GUARD,
     LIFECYCLE,
     METRICS,
+    MIGRATION,
     PUSH_SENDER,
     ROUTE_PREFIX,
     SERVED_BINDINGS,
     UPSTREAM,
 )
 from gateway.shell.lifecycle import Lifecycle, Listener, Process
-from gateway.shell.metrics import Metrics, MetricsPushCounter
+from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
+from gateway.shell.migration import Migration
+from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
+from gateway.shell.signing import JWKS_PATH, CardSigner, CardVerifier
 from gateway.shell.upstream import Upstream
 
 log = get_logger("gateway.app")
@@ -40,7 +50,13 @@ def build_app(settings: Settings) -> web.Application:
     metrics = app[METRICS] = Metrics()
     upstream = Upstream(settings.upstream, settings.limits, metrics=metrics)
     lifecycle = app[LIFECYCLE] = Lifecycle(settings, upstream, metrics)
+    app[MIGRATION] = Migration(settings.migration, lambda: {name: route.upstream for name, route in
+                                                            lifecycle.routes.items()} or {"default": upstream})
+    app.on_response_prepare.append(deprecation_headers)  # the root's: it sees the routes' replies too
     inject = None
+    edge = _Edge(CardSigner.from_settings(settings.card), CardVerifier.from_settings(settings.card))
+    if edge.verifier is not None:
+        app.cleanup_ctx.append(edge.cleanup_ctx)
     if settings.tracing.enabled:  # outermost: the span covers the whole request
         from gateway.shell.tracing import TRACING, Tracing
 
@@ -49,26 +65,57 @@ def build_app(settings: Settings) -> web.Application:
         inject = tracing.inject
         app.cleanup_ctx.append(tracing.cleanup_ctx)
     app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
+    app[task_index.TASK_INDEX] = task_index.store_for(settings.task_index)   # every route's agent shares it
+    app.cleanup_ctx.append(task_index.cleanup_ctx)
+    lifecycle.follow_in_gauges()
     if settings.routes:
         from gateway.shell import routes
 
-        routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject))
+        routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject, edge))
     else:
         app[UPSTREAM] = upstream
         upstream.inject = inject
-        _serve_agent(app, settings, inject)
+        _serve_agent(app, settings, inject, edge)
     app.cleanup_ctx.append(lifecycle.cleanup_ctx)
+    app.cleanup_ctx.append(_migration_ctx)
     return app
 
 
+class _Edge:
+    """What the edge adds to every agent served: the card signer and the upstream card's verifier."""
+
+    def __init__(self, signer: CardSigner | None, verifier: CardVerifier | None) -> None:
+        self.signer, self.verifier = signer, verifier
+
+    async def cleanup_ctx(self, app: web.Application) -> AsyncIterator[None]:
+        yield
+        if self.verifier is not None:
+            await self.verifier.close()
+
+
+async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
+    """A worker's last migration snapshot is written when it stops."""
+    yield
+    app[MIGRATION].flush()
+
+
 def _serve_agent(app: web.Application, settings: Settings,
-                 inject: Callable[[MutableMapping[str, str]], None] | None) -> None:
+                 inject: Callable[[MutableMapping[str, str]], None] | None, edge: _Edge) -> None:
     """Serve one agent on `app` (the root app, or a route's sub-app holding its own UPSTREAM)."""
     app[UPSTREAM].inject = inject
+    if edge.verifier is not None:
+        app[UPSTREAM].verify = edge.verifier.check
     grpc = (Binding.GRPC,) if settings.grpc.listen and not settings.routes else ()  # gRPC serves [upstream]
     app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST, *grpc)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
+    if edge.signer is not None:
+        app[CARD_SIGNER] = edge.signer
+        app.router.add_get(JWKS_PATH, card.jwks)
+    guard = Guard.of(settings)   # this agent's [auth] and [callers] (a route's own)
+    if guard is not None:
+        app[GUARD] = guard
+        app.cleanup_ctx.append(guard.cleanup_ctx)
     app.router.add_post("/", jsonrpc.handle)
     if app.get(ROUTE_PREFIX):
         app.router.add_post("", jsonrpc.handle)  # the route's prefix itself, as its card says
@@ -139,10 +186,12 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         return EXIT_CONFIG
     lifecycle = app[LIFECYCLE]
     lifecycle.supervised = worker is not None  # its parent counts reloads and serves the admin listener
+    if worker is not None and os.environ.get(MULTIPROC_ENV):  # the parent sums the workers' snapshots
+        app[MIGRATION].directory = Path(os.environ[MULTIPROC_ENV])
     admin = None
     if worker is None and settings.admin.listen:
         admin = build_admin_app(ProcessStatus(lifecycle.readiness, app[METRICS].render,
-                                              lambda: lifecycle.handled))
+                                              lambda: lifecycle.handled, app[MIGRATION].snapshot))
     listeners = (grpc_listener(app, settings, reuse_port=worker is not None),) if settings.grpc.listen else ()
     process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None, listeners=listeners)
     host, port = settings.server.host, settings.server.port

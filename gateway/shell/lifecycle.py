@@ -16,6 +16,7 @@ import errno
 import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 import aiohttp
@@ -52,9 +53,10 @@ log = get_logger("gateway.lifecycle")
 
 READY_POLL_SECONDS = 1.0
 CANCEL_WAIT_SECONDS = 2.0  # after the grace: how long cancelled handlers get to unwind
-# set by the middleware on a request beyond limits.max_client_connections: the pipeline answers it with
-# this error in the caller's shape instead of running its door
-OVERLOADED = web.RequestKey("overloaded", GatewayOverloaded)
+# set by the middleware around a request beyond limits.max_client_connections (the handler runs in the
+# middleware's task, so it sees it): the pipeline answers it with this error in the caller's shape instead
+# of running its door, and sets it back to None to say so
+OVERLOADED: ContextVar[GatewayOverloaded | None] = ContextVar("a2a_gateway_overloaded", default=None)
 
 
 # --- one open stream, as the drain sees it -----------------------------------------------------------
@@ -120,9 +122,9 @@ class StreamHandle:
 
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
 RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.idle_timeout_seconds", "admin.",
-                    "grpc.", "tracing.", "push.", "agui.", "routes")
-# with [[routes]], every route's settings (and the [upstream]/[quirks] keys they inherit) are fixed too
-ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.")
+                    "grpc.", "tracing.", "push.", "agui.", "task_index.", "card.", "auth.", "callers.", "routes")
+# with [[routes]], every route's settings (and the [upstream]/[quirks]/[migration] keys they inherit) are fixed too
+ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.", "migration.")
 
 
 def _flatten(obj: object, prefix: str = "") -> dict[str, object]:
@@ -192,8 +194,14 @@ class Lifecycle:
         # [[routes]]: each route's own lifecycle (its settings, upstream and open streams), by name; the
         # root's middleware still counts every request, and its drain and readiness cover the routes
         self.routes: dict[str, Lifecycle] = {}
+        self._gauges_per_request = True  # follow_in_gauges() makes the scrape read the counts instead
 
     # ---- requests (the middleware) ---------------------------------------------------------------
+
+    def follow_in_gauges(self) -> None:
+        """This lifecycle's middleware counts the process's requests: the in-flight and handled gauges
+        read its counts when scraped (per request only where the metrics cannot, in multiprocess mode)."""
+        self._gauges_per_request = not self.metrics.follow(lambda: len(self._tasks), lambda: self.handled)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -217,11 +225,15 @@ class Lifecycle:
         self.metrics.overload(limit)
         err = GatewayOverloaded(f"gateway overloaded: more than {self.settings.limits.max_client_connections} "
                                 f"client connections are open ({limit})", limit=limit)
-        request[OVERLOADED] = err
+        token = OVERLOADED.set(err)
         response: web.StreamResponse | None = None
-        with contextlib.suppress(web.HTTPException):
-            response = await handler(request)
-        if response is None or OVERLOADED in request:  # not answered by the pipeline
+        try:
+            with contextlib.suppress(web.HTTPException):
+                response = await handler(request)
+            answered = OVERLOADED.get() is None
+        finally:
+            OVERLOADED.reset(token)
+        if response is None or not answered:  # not answered by the pipeline
             response = web.json_response({"error": {"code": err.reason.lower(), "message": err.message}},
                                          status=503, headers={"Retry-After": str(err.retry_after)})
         response.force_close()
@@ -240,15 +252,18 @@ class Lifecycle:
         by_generation = self._by_generation
         by_generation[generation] = by_generation.get(generation, 0) + 1
         self.handled += 1
-        self.metrics.in_flight.inc()
-        self.metrics.worker_requests.set(self.handled)
+        gauges = self._gauges_per_request
+        if gauges:
+            self.metrics.in_flight.inc()
+            self.metrics.worker_requests.set(self.handled)
         try:
             return await call
         except asyncio.CancelledError:
             self._count_cancelled()
             raise
         finally:
-            self.metrics.in_flight.dec()
+            if gauges:
+                self.metrics.in_flight.dec()
             self._tasks.pop(task, None)
             left = by_generation[generation] - 1
             if left:
@@ -337,6 +352,11 @@ class Lifecycle:
         if self.routes:
             return True, "ready"
         upstream = self.upstream
+        verdict = upstream.card_signature
+        if verdict is not None and not verdict.ok:   # [card] verify keys: the upstream card's signatures
+            if self.settings.card.require_verified:
+                return False, f"the upstream card's signature is not verified: {verdict.detail}"
+            return True, f"ready; the upstream card's signature is not verified: {verdict.detail}"
         if upstream.settings.version != "auto" or upstream.card_known:
             return True, "ready"
         error = upstream.last_card_error
@@ -396,11 +416,13 @@ class Lifecycle:
         """New requests get `new`, but for the keys read at start-up; a changed upstream is swapped."""
         self.settings = keep_static(old, new)
         self.generation += 1
-        if old.routes or new.routes:  # the routes' upstream and quirks are fixed at start-up; the rest reach them
-            self.settings = dataclasses.replace(self.settings, upstream=old.upstream, quirks=old.quirks)
+        if old.routes or new.routes:  # the routes' upstream, quirks, migration: fixed at start-up; the rest reach them
+            self.settings = dataclasses.replace(self.settings, upstream=old.upstream, quirks=old.quirks,
+                                                migration=old.migration)
             for route in self.routes.values():
                 route.settings = dataclasses.replace(self.settings, upstream=route.settings.upstream,
-                                                     quirks=route.settings.quirks, routes=())
+                                                     quirks=route.settings.quirks,
+                                                     migration=route.settings.migration, routes=())
                 route.generation += 1
             return
         for pool in self.upstream.reconfigure(new.upstream, new.limits):
@@ -452,21 +474,33 @@ class Deadlines(asyncio.Protocol):
     or the connection is closed. The middleware says when a head is in and when its request is done;
     the body has its own deadline where it is read (pipeline.read_body), idle keep-alive is aiohttp's."""
 
-    __slots__ = ("_busy", "_inner", "_lifecycle", "_timer")
+    # One timer per connection, not one per request: a head's start is noted as a time, and the timer,
+    # when it fires, closes the connection only if a head is still pending past its deadline (else it
+    # re-arms for what is left, or lapses until the next head starts).
+    __slots__ = ("_busy", "_inner", "_lifecycle", "_loop", "_since", "_timer")
 
     def __init__(self, inner: asyncio.Protocol, lifecycle: Lifecycle) -> None:
         self._inner = inner
         self._lifecycle = lifecycle
         self._busy = False  # a request's head is in and its handler runs
+        self._since: float | None = None  # when the pending head's first byte came (None: no head pending)
         self._timer: asyncio.TimerHandle | None = None
+        self._loop = asyncio.get_running_loop()
 
-    def _arm(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(self._lifecycle.settings.server.header_timeout_seconds, self._expire)
+    def _head_started(self) -> None:
+        self._since = self._loop.time()
+        if self._timer is None:
+            self._timer = self._loop.call_later(self._lifecycle.settings.server.header_timeout_seconds,
+                                                self._expire)
 
     def _expire(self) -> None:
         self._timer = None
-        if self._busy:
+        since = self._since
+        if self._busy or since is None:
+            return
+        left = since + self._lifecycle.settings.server.header_timeout_seconds - self._loop.time()
+        if left > 0:
+            self._timer = self._loop.call_later(left, self._expire)
             return
         self._lifecycle.metrics.client_timeout("headers")
         log.info("client_too_slow", phase="headers",
@@ -477,9 +511,7 @@ class Deadlines(asyncio.Protocol):
 
     def head_received(self) -> None:
         self._busy = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._since = None
 
     def request_done(self) -> None:
         """The request's reply is handed over: idle until the next request's first byte."""
@@ -489,11 +521,11 @@ class Deadlines(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._inner.connection_made(transport)
-        self._arm()
+        self._head_started()
 
     def data_received(self, data: bytes) -> None:
-        if self._timer is None and not self._busy:  # the first byte of a new request's head
-            self._arm()
+        if self._since is None and not self._busy:  # the first byte of a new request's head
+            self._head_started()
         self._inner.data_received(data)
 
     def eof_received(self) -> bool | None:

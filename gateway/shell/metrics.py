@@ -10,7 +10,7 @@ names, types and labels of every series, and the text exposition; it decides not
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prometheus_client import (
     CollectorRegistry,
@@ -19,6 +19,7 @@ from prometheus_client import (
     Histogram,
     disable_created_metrics,
     generate_latest,
+    values,
 )
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
@@ -78,16 +79,32 @@ class Metrics:
         self.upstream_errors = Counter(
             PREFIX + "upstream_errors", "Failed upstream calls by kind: connect, timeout, bad_reply, "
             "http_5xx, stream_broken.", ("kind",), registry=r)
+        self.upstream_retries = Counter(
+            PREFIX + "upstream_retries", "Upstream calls sent again, by reason: connect (no connection "
+            "could be opened), dead_connection (the pooled one was closed before a byte was written), reset "
+            "(the agent reset the connection with the request unread), and for read-only calls "
+            "disconnected, http_502, http_503, http_504.", ("reason",), registry=r)
         self.push = Counter(PREFIX + "push_deliveries", "Push-relay events by outcome (received, "
                             "delivered, retry, rejected, refused, failed, …).", ("outcome",), registry=r)
         self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
                                       ("outcome",), registry=r)
+        self.card_signatures = Counter(PREFIX + "card_signature_checks", "Upstream agent-card signature checks "
+                                       "([card] verify keys) by result: valid, invalid, unsigned.", ("result",),
+                                       registry=r)
+        self.version_checks = Counter(
+            PREFIX + "upstream_version_checks", "Agent interfaces probed for the version they really speak "
+            "(upstream.version = auto), by outcome: verified (the card's claim proven), corrected (the agent "
+            "answered the other version: its card lies), unverified (the probe proved nothing).", ("outcome",),
+            registry=r)
         self.config_reloads = _config_reloads(r)
         self.overloaded = Counter(PREFIX + "connection_limit_rejections", "Requests answered 503 "
                                   "GATEWAY_OVERLOADED because the gateway itself was saturated, by the limit "
                                   "reached: limits.max_client_connections, limits.max_connections (unary "
                                   "calls' pool) or limits.max_stream_connections (streams' pool).", ("limit",),
                                   registry=r)
+        self.edge_refusals = Counter(PREFIX + "edge_refusals", "Requests the edge refused before their door: "
+                                     "unauthenticated (401), permission_denied (403), rate_limited (429).",
+                                     ("reason",), registry=r)
         self.client_timeouts = Counter(PREFIX + "client_timeouts", "Client connections closed because the "
                                        "client was too slow, by phase: headers (server.header_timeout_seconds), "
                                        "body (server.body_timeout_seconds).", ("phase",), registry=r)
@@ -106,8 +123,20 @@ class Metrics:
             self.overloaded.labels(limit)
         for phase in CLIENT_TIMEOUT_PHASES:
             self.client_timeouts.labels(phase)
-        # labels() validates and locks on every call; an exchange's series are looked up once
+        # labels() validates and locks on every call; an exchange's series are looked up once, and so are
+        # the children the relay and the upstream count into (per chunk of a stream, per failure)
         self._series: dict[tuple[str, ...], tuple[Counter, Histogram]] = {}
+        self._children: dict[tuple[Counter, str], Counter] = {}
+
+    def follow(self, in_flight: Callable[[], float], handled: Callable[[], float]) -> bool:
+        """Read the in-flight and handled counts from these functions when scraped, so that requests need
+        not write the two gauges; False (nothing done) in multiprocess mode, where a scrape reads the
+        workers' files and each request must write them."""
+        if values.ValueClass is not values.MutexValue:
+            return False
+        self.in_flight.set_function(in_flight)
+        self.worker_requests.set_function(handled)
+        return True
 
     # ---- one exchange (the pipeline's finish) -----------------------------------------------------
 
@@ -125,31 +154,51 @@ class Metrics:
     def count_notes(self, notes: Iterable[Note]) -> None:
         """Translation notes made outside an exchange's line (a push delivery's)."""
         for note in notes:
-            self.notes.labels(note.code).inc()
+            self._child(self.notes, note.code).inc()
 
     # ---- the API of the other shell modules ------------------------------------------------------
 
+    def _child(self, counter: Counter, label: str) -> Counter:
+        """`counter.labels(label)`, looked up once."""
+        key = (counter, label)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = counter.labels(label)
+        return child
+
     def upstream_error(self, kind: str) -> None:
-        self.upstream_errors.labels(kind).inc()
+        self._child(self.upstream_errors, kind).inc()
+
+    def upstream_retry(self, reason: str) -> None:
+        self.upstream_retries.labels(reason).inc()
 
     def overload(self, limit: str) -> None:
         """A request refused because the gateway reached `limit` (a key of OVERLOAD_LIMITS)."""
-        self.overloaded.labels(limit).inc()
+        self._child(self.overloaded, limit).inc()
+
+    def edge_refusal(self, reason: str) -> None:
+        self.edge_refusals.labels(reason).inc()
 
     def client_timeout(self, phase: str) -> None:
-        self.client_timeouts.labels(phase).inc()
+        self._child(self.client_timeouts, phase).inc()
 
     def push_delivery(self, outcome: str, n: int = 1) -> None:
-        self.push.labels(outcome).inc(n)
+        self._child(self.push, outcome).inc(n)
+
+    def version_check(self, outcome: str) -> None:
+        self.version_checks.labels(outcome).inc()
 
     def card_refresh(self, outcome: str) -> None:
-        self.card_refreshes.labels(outcome).inc()
+        self._child(self.card_refreshes, outcome).inc()
+
+    def card_signature(self, result: str) -> None:
+        self.card_signatures.labels(result).inc()
 
     def config_reload(self, outcome: str) -> None:
-        self.config_reloads.labels(outcome).inc()
+        self._child(self.config_reloads, outcome).inc()
 
     def events_relayed(self, n: int, mode: str) -> None:
-        self.sse_events.labels(mode).inc(n)
+        self._child(self.sse_events, mode).inc(n)
 
     def render(self) -> bytes:
         return render(self.registry)

@@ -5,11 +5,12 @@ exception into the caller's error reply, and the exchange's one log line and its
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 from multidict import CIMultiDict
@@ -17,24 +18,36 @@ from multidict import CIMultiDict
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc
-from gateway.core.errors import ClientTooSlow, GatewayError, GatewayOverloaded, InvalidAgentResponse, LimitExceeded
+from gateway.core.errors import (
+    ClientTooSlow,
+    EdgeRefusal,
+    GatewayError,
+    GatewayOverloaded,
+    InvalidAgentResponse,
+    LimitExceeded,
+)
 from gateway.core.exchange import Reply, error_reply
 from gateway.core.notes import Note
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
-from gateway.observability import bind_exchange, bound, clear, get_logger, log_exchange
-from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
+from gateway.shell.callers import StreamBudget
+from gateway.shell.guard import Guard
+from gateway.shell.keys import GUARD, LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
+from gateway.shell.migration import Migration, deprecation
 from gateway.shell.upstream import Upstream
 
-__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "read_body", "record", "respond",
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "deprecation_headers",
+           "read_body", "record", "respond",
            "serve"]
 
 log = get_logger("gateway.exchange")
 
 JSON = "application/json"
+CARD_OPERATION = "get_agent_card"  # the card door's operation label: a card read is in no version
 
 
 class Caller(Protocol):
@@ -85,8 +98,20 @@ class Context:
     """One request on its way through the gateway: what every door and the proxy need of the app, and what
     the exchange's log line and metrics will say."""
 
-    __slots__ = ("app", "caller", "fields", "lifecycle", "notes", "outcome", "request", "request_id", "settings",
-                 "started")
+    __slots__ = (
+        "app",
+        "budget",
+        "caller",
+        "fields",
+        "lifecycle",
+        "notes",
+        "outcome",
+        "request",
+        "request_id",
+        "settings",
+        "started",
+        "who",
+    )
 
     def __init__(self, request: web.Request, caller: Caller) -> None:
         app = request.app
@@ -100,6 +125,8 @@ class Context:
         self.notes: list[Note] = []        # the exchange's translation notes, logged and counted once
         self.outcome: str | None = None    # ok, stream, error, rejected; None: decided from the reply
         self.started = time.monotonic()
+        self.who: str | None = None        # the caller, as its [callers] limits know it (the guard admitted it)
+        self.budget: StreamBudget | None = None   # the budgets of the stream it relays (stream_slot)
 
     @property
     def upstream(self) -> Upstream:
@@ -110,6 +137,12 @@ class Context:
     def metrics(self) -> Metrics:
         return self.app[METRICS]
 
+    def caller_seen(self) -> SeenCaller | None:
+        caller = self.caller
+        if not isinstance(caller, A2ACaller):
+            return None
+        return SeenCaller(self.app[MIGRATION], self.request.headers, caller.version, caller.binding)
+
     @property
     def sealer(self) -> Any:
         return self.app.get(SEALER)
@@ -117,6 +150,18 @@ class Context:
     @property
     def served_bindings(self) -> tuple[Binding, ...]:
         return self.app[SERVED_BINDINGS]
+
+    @contextlib.contextmanager
+    def stream_slot(self) -> Iterator[None]:
+        """Held while this request relays a stream: the caller's stream slot ([callers] max_streams; a
+        RateLimited refusal when none is free), its budgets in `budget` meanwhile."""
+        guard = self.app.get(GUARD)
+        if guard is None:
+            yield
+            return
+        with guard.stream(self.who) as self.budget:
+            yield
+        self.budget = None
 
     def bind(self, **fields: Any) -> None:
         """Fields every line of this exchange carries (operation, versions, method, …)."""
@@ -130,6 +175,7 @@ class Context:
 
 
 Door = Callable[[Context], Awaitable["web.StreamResponse | Reply"]]
+CONTEXT = web.RequestKey("gateway_context", Context)  # the request's exchange, for deprecation_headers
 
 
 def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Response:
@@ -168,19 +214,24 @@ async def read_body(request: web.Request, limit: int) -> bytes:
 
 
 async def serve(request: web.Request, door: Door, caller: Caller, *,
-                operation: str | None = None) -> web.StreamResponse:
-    """Run `door` for `request`: the one boundary (every GatewayError and every unexpected exception becomes
-    the caller's error reply, the latter with its traceback logged), then the one log line and the metrics."""
-    clear()
+                operation: str | None = None, public: bool = False) -> web.StreamResponse:
+    """Run `door` for `request`: the edge's guard first unless `public` (caller authentication and limits),
+    the one boundary (every GatewayError and every unexpected exception becomes the caller's error reply,
+    the latter with its traceback logged), then the one log line and the metrics."""
     ctx = Context(request, caller)
-    bind_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
+    request[CONTEXT] = ctx
+    open_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
                   operation=operation)
     try:
-        overloaded = request.pop(OVERLOADED, None)
+        overloaded = OVERLOADED.get()
         if overloaded is not None:   # beyond limits.max_client_connections: answered, the door not run
+            OVERLOADED.set(None)
             ctx.outcome = "rejected"
             await _learn_caller(ctx)
             raise overloaded
+        guard = None if public else request.app.get(GUARD)
+        if guard is not None:
+            await _admit(ctx, guard)
         result = await door(ctx)
         response = respond(result) if isinstance(result, Reply) else result
         if isinstance(result, Reply) and ctx.outcome is None:
@@ -204,10 +255,13 @@ def _error_response(ctx: Context, err: GatewayError) -> web.Response:
     JSON-RPC error body included, so that load balancers and clients' retry logic see them; an overload
     says when to retry, and a slow client's connection is closed."""
     reply = ctx.fail(err)
-    if isinstance(err, GatewayOverloaded | ClientTooSlow) and reply.status != err.http_status:
+    if isinstance(err, GatewayOverloaded | ClientTooSlow | EdgeRefusal) and reply.status != err.http_status:
         reply = Reply(err.http_status, reply.body, reply.content_type, reply.error)
     response = respond(reply)
-    if isinstance(err, GatewayOverloaded):
+    if isinstance(err, EdgeRefusal):   # 401/403 with WWW-Authenticate, 429 with Retry-After
+        response.headers.update(err.headers)
+        ctx.metrics.edge_refusal(err.reason.lower())
+    elif isinstance(err, GatewayOverloaded):
         response.headers["Retry-After"] = str(err.retry_after)
     elif isinstance(err, ClientTooSlow):
         response.force_close()
@@ -224,6 +278,19 @@ async def _write_and_close(ctx: Context, response: web.Response) -> None:
     except ConnectionResetError:
         pass
     ctx.request.protocol.force_close()
+
+
+async def _admit(ctx: Context, guard: Guard) -> None:
+    """The guard's verdict on the request; a refused JSON-RPC caller's id is read first, for its error."""
+    try:
+        admitted = await guard.admit(ctx.request)
+    except EdgeRefusal:
+        ctx.outcome = "rejected"
+        await _learn_caller(ctx)
+        raise
+    ctx.request, ctx.who = admitted.request, admitted.who
+    if admitted.subject is not None:
+        ctx.fields["subject"] = admitted.subject
 
 
 async def _learn_caller(ctx: Context) -> None:
@@ -257,6 +324,19 @@ class Recorded(Protocol):
     @property
     def metrics(self) -> Metrics: ...
 
+    def caller_seen(self) -> SeenCaller | None:
+        """The A2A caller, for the migration counts (None: not an A2A call)."""
+
+
+class SeenCaller(NamedTuple):
+    """An A2A caller as the migration counts see it: where it is counted, its headers (or gRPC metadata),
+    the version and binding it spoke."""
+
+    migration: Migration
+    headers: Mapping[str, str]
+    version: Version
+    binding: Binding
+
 
 def record(ctx: Recorded, status: int) -> None:
     """The one log line of an exchange whose reply had `status` (HTTP, or the gRPC door's), and its metrics."""
@@ -271,3 +351,18 @@ def record(ctx: Recorded, status: int) -> None:
                          outcome=outcome, duration_s=duration, notes=ctx.notes)
     if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
         ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
+    seen = ctx.caller_seen()
+    if seen is not None and at.get("operation") != CARD_OPERATION:
+        seen.migration.record(route=str(at.get("route", "default")), headers=seen.headers,
+                              version=seen.version.value, binding=seen.binding.value, notes=ctx.notes)
+
+
+async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """`app.on_response_prepare`: every reply to a v0.3 A2A client (the card aside: reading it says no
+    version) carries the `[migration]` deprecation headers of its route's settings."""
+    ctx = request.get(CONTEXT)
+    if ctx is None or not isinstance(ctx.caller, A2ACaller) or ctx.caller.version is not Version.V03 \
+            or bound().get("operation") == CARD_OPERATION:
+        return
+    for name, value in deprecation(ctx.settings.migration).headers():
+        response.headers[name] = value

@@ -6,6 +6,7 @@ pipeline answers them."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,19 +14,26 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
+from gateway.core import jsoncodec
 from gateway.core.bindings.grpc.metadata import from_headers, to_headers, toward_agent
+from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
-from gateway.core.errors import UpstreamUnavailable
+from gateway.core.dialects import DIALECTS
+from gateway.core.errors import GatewayError, InvalidAgentResponse, UnsupportedVersion, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
-from gateway.core.notes import RestBytes
+from gateway.core.notes import Cx, RestBytes
+from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import encode_data
-from gateway.core.stream import ERROR_EVENT
+from gateway.core.stream import ERROR_EVENT, SseFrames
 from gateway.core.types import Binding, Version
+from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
+from gateway.shell.migration import deprecation
 from gateway.shell.pipeline import Context, respond
-from gateway.shell.relay import PassThrough, Relay, pump, start_stream
+from gateway.shell.relay import Relay, pump, start_stream
+from gateway.shell.task_index import remember
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import grpc_target, public_base
 
@@ -52,18 +60,53 @@ class RouteMissing(Exception):
     """The agent's REST binding has no route for this operation; try its next interface."""
 
 
+class Relearned(Exception):
+    """The agent answered "method not found" in the version its card claims, and a new probe showed it
+    speaks the other one: a read-only call is sent again."""
+
+
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """Carry `call` to the best of the agent's interfaces: a pass-through when it speaks the caller's version
-    and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route."""
+    and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route; once
+    more when the agent turned out to speak another version than its card says (a read-only call). Past the
+    route's `migration.cutoff`, a v0.3 caller gets the version error instead."""
+    if call.version is Version.V03 and deprecation(ctx.settings.migration).cut_off(time.time()):
+        raise UnsupportedVersion("A2A protocol version 0.3 is no longer served here (migration.cutoff); "
+                                 "supported versions: 1.0 (send the header A2A-Version: 1.0)")
+    if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
+        with ctx.stream_slot():
+            return await _relearning(ctx, call, raw)
+    return await _relearning(ctx, call, raw)
+
+
+async def _relearning(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
+    try:
+        return await _forward(ctx, call, raw)
+    except Relearned:
+        ctx.fields["relearned"] = True
+        return await _forward(ctx, call, raw)
+
+
+async def _learn(ctx: Context, call: Call, iface: Interface, status: int, body: bytes) -> None:
+    """After an agent's reply: when it says the method is unknown, re-probe the interface (the upstream
+    remembers the version it finds); raise Relearned when the call may be sent again in that version."""
+    if not method_missing(iface.binding, status, body) or ctx.fields.get("relearned"):
+        return
+    found = await ctx.upstream.relearn(iface)
+    if found is not None and call.op.read_only:
+        raise Relearned
+
+
+async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
     iface, *others = ifaces
     ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
     if is_passthrough(call.version, iface.version, call.binding, iface.binding):
         ctx.fields["passthrough"] = True
-        response = await pass_through(ctx, iface, raw, call.op.streaming)
-        if not (others and call.binding is Binding.REST and isinstance(response, web.Response)
-                and route_missing(response.status, response.body)):
-            return response
+        try:
+            return await pass_through(ctx, call, iface, raw, fallback=bool(others) and call.binding is Binding.REST)
+        except RouteMissing:
+            pass
         ctx.fields["passthrough"] = False
         ctx.fields.setdefault("fallback", []).append(f"{iface.version.value} {iface.binding.value}")
         iface, *others = others
@@ -119,6 +162,7 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         return await translated(ctx, call, fallbacks[0], fallbacks[1:])
     finally:
         ctx.notes.extend(exchange.notes)
+        await remember(ctx.request, exchange)   # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
@@ -143,10 +187,11 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
     while True:
         url = _url(exchange.upstream, out.path)
         reply = await ctx.upstream.request(out.method, url, headers=upstream_headers(ctx, exchange.upstream),
-                                           body=out.body, query=out.query)
+                                           body=out.body, query=out.query, read_only=exchange.op.read_only)
         status, headers, body = reply.status, reply.headers, reply.body
         if fallback and exchange.upstream.binding is Binding.REST and route_missing(status, body):
             raise RouteMissing
+        await _learn(ctx, exchange.call, exchange.upstream, status, body)
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
             ctx.outcome = "error"
             return web.Response(body=body, status=status,
@@ -166,12 +211,13 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
     headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
     resp = await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
-                                   body=out.body, query=out.query)
+                                   body=out.body, query=out.query, read_only=exchange.op.read_only)
     client = exchange.call.version
     try:
         if resp.status != 200 or resp.content_type != "text/event-stream":
             # rejected before the first event: a plain reply, translated like a unary one
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
+            await _learn(ctx, exchange.call, exchange.upstream, resp.status, data)
             if resp.status >= 500 and not _is_json(resp.headers):
                 raise UpstreamUnavailable(f"upstream agent answered HTTP {resp.status}")
             step = exchange.client_reply(resp.status, data)
@@ -199,40 +245,51 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay: Relay) -> int:
-    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
+    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
                          lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()
     return written
 
 
-async def pass_through(ctx: Context, iface: Interface, raw: Raw, streaming: bool) -> web.StreamResponse:
-    """Same version and binding on both sides: bytes go through untouched, both ways."""
+async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
+                       fallback: bool = False) -> web.StreamResponse:
+    """Same version and binding on both sides: the agent's bytes go through untouched, both ways, once they
+    are checked as far as is free (`relayed_reply`; a stream by core.passthrough, whole events only).
+    `fallback`: a framework's own 404/405/501 raises RouteMissing (the agent's next interface is tried)."""
     client = iface.version
     headers = upstream_headers(ctx, iface)
     if ctx.request.headers.get("Content-Type"):
         headers["Content-Type"] = ctx.request.headers["Content-Type"]
     url = _url(iface, raw.path)
-    if not streaming:
-        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
-        ctx.outcome = "ok" if reply.status < 400 else "error"
-        response = web.Response(body=reply.body, status=reply.status,
-                                headers=client_response_headers(reply.headers, client))
-        if reply.body:
-            response.content_type = reply.headers.get("Content-Type", JSON).split(";")[0]
-        return response
+    if not call.op.streaming:
+        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                           read_only=call.op.read_only)
+        await _learn(ctx, call, iface, reply.status, reply.body)
+        if fallback and route_missing(reply.status, reply.body):
+            raise RouteMissing
+        return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
     headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
-    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query)
+    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
+                                   read_only=call.op.read_only)
     try:
         if resp.content_type != "text/event-stream":
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
+            if fallback and route_missing(resp.status, data):
+                raise RouteMissing
+            response = _relayed(ctx, iface, resp.status, resp.headers, data)
             ctx.outcome = "rejected"
-            response = web.Response(body=data, status=resp.status,
-                                    headers=client_response_headers(resp.headers, client))
-            response.content_type = resp.content_type
             return response
+        if resp.status != 200:
+            raise InvalidAgentResponse(f"upstream agent answered an event stream with HTTP {resp.status}")
+        dialect = DIALECTS[(iface.version, iface.binding)]
+        frames = SseFrames(dialect, iface.binding, call.rpc_id, Cx(ctx.notes, ctx.settings.quirks),
+                           ctx.settings.quirks.rest_v03_status_table)
+        relay = CheckedStream(frames, dialect=dialect, binding=iface.binding,
+                              max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
         stream = await start_stream(ctx.request, client_response_headers(resp.headers, client))
-        ctx.fields["bytes"] = await _pump(ctx, stream, resp, PassThrough())
+        ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
         ctx.outcome = "stream"
+        ctx.fields["events"] = relay.events_out
         return stream
     finally:
         if not resp.closed:
@@ -280,6 +337,40 @@ async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamRe
 def _grpc_headers(metadata: Any, client: Version) -> CIMultiDict[str]:
     """A gRPC agent's initial metadata as an HTTP caller's response headers."""
     return client_response_headers(CIMultiDict(to_headers(metadata)), client)
+
+
+def _relayed(ctx: Context, iface: Interface, status: int, headers: AnyHeaders, body: bytes) -> web.Response:
+    """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay."""
+    content_type = relayed_reply(iface.binding, status, headers, body)
+    ctx.outcome = "ok" if status < 400 else "error"
+    response = web.Response(body=body or None, status=status, headers=client_response_headers(headers, iface.version))
+    if body:
+        response.content_type = content_type
+    return response
+
+
+def relayed_reply(binding: Binding, status: int, headers: AnyHeaders, body: bytes) -> str:
+    """Check an agent's unary reply before its bytes go to a client of its own version and binding; the
+    content type to relay it with. What is free to check is checked: an authentication challenge (401/403)
+    passes as it is (end to end); a 5xx that is not JSON (an ingress's HTML page) is the agent unreachable;
+    any other body must be JSON text (one C parse, `jsoncodec.loads_relayed`), over JSON-RPC a JSON-RPC
+    response, and JSON-RPC has a body. A JSON body labelled otherwise is relayed as JSON."""
+    content_type = (headers.get("Content-Type") or JSON).split(";")[0].strip()
+    if status in (401, 403):
+        return content_type
+    if status >= 500 and "json" not in content_type:
+        raise UpstreamUnavailable(f"upstream agent answered HTTP {status} ({content_type or 'no body type'})")
+    if not body:
+        if binding is Binding.JSONRPC:
+            raise InvalidAgentResponse(f"upstream agent answered HTTP {status} with no JSON-RPC body")
+        return content_type
+    try:
+        value = jsoncodec.loads_relayed(body)
+    except GatewayError:
+        raise InvalidAgentResponse(f"agent reply (HTTP {status}, {content_type}) is not JSON") from None
+    if binding is Binding.JSONRPC:
+        response_from_json(value)
+    return content_type if "json" in content_type else JSON
 
 
 def _is_json(headers: Any) -> bool:

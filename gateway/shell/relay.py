@@ -1,11 +1,11 @@
 """The loop between an upstream event stream and a client `web.StreamResponse`: SSE headers, no
 compression, keep-alives while the agent is silent, the look-ahead timer of `final`, the idle timeout,
-the drain, and the upstream closed in `finally` whoever leaves. It never inspects events."""
+the drain, and the upstream closed in `finally` whoever leaves. It never inspects events: a translator
+(core.stream.StreamRelay) or a checker (core.passthrough.CheckedStream) does."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Protocol
 
@@ -14,8 +14,10 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
+from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
+from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
 
 log = get_logger("gateway.relay")
@@ -28,17 +30,14 @@ SSE_HEADERS = {
 LOOKAHEAD_SECONDS = 0.25
 # A burst the agent has already sent is relayed in slices of this many bytes, each written as soon as it
 # is translated: the client's first event does not wait for the whole burst (and other streams get turns).
+# A pass-through has nothing to wait for: it writes each chunk whole (one write where slices took many).
 FEED_BYTES = 16384
 KEEPALIVE = encode(SseComment(" keep-alive"))
 DRAINING = encode(SseComment(" draining"))
-# A blank line ends an event; a line ends with CRLF, LF or CR (a CR followed by LF is one ending).
-_EOL = rb"(?:\r\n|\r(?!\n)|\n)"
-_BLANK = re.compile(_EOL + _EOL)
-_ENDS_EVENT = re.compile(_EOL + _EOL + rb"\Z")
 
 
 class Relay(Protocol):
-    """What the loop needs of a stream translator (core.stream.StreamRelay, or a pass-through)."""
+    """What the loop needs of a stream translator (core.stream.StreamRelay) or checker (core.passthrough)."""
 
     @property
     def done(self) -> bool: ...
@@ -52,56 +51,6 @@ class Relay(Protocol):
     def fail(self, error: GatewayError) -> bytes: ...
 
 
-class PassThrough:
-    """Same version on both sides: bytes go through untouched. It counts SSE blocks and knows whether
-    what it wrote ends an event; once `stopping` (drain), it writes up to the next event's end only."""
-
-    done = False
-    holding = False
-
-    def __init__(self) -> None:
-        self.events_out = 0
-        self.stopping = False
-        self._tail = b"\n\n"  # the last bytes written (the start of a stream is an event boundary)
-        self._cr_end = False  # the last event ended with a CR at the end of a chunk (an LF may follow)
-
-    @property
-    def at_boundary(self) -> bool:
-        return _ENDS_EVENT.search(self._tail) is not None
-
-    def feed(self, chunk: bytes) -> bytes:
-        if self.stopping and self.at_boundary:
-            return b""
-        buf = self._tail + chunk
-        skip = len(self._tail)
-        if not self.stopping and not self._cr_end and b"\r" not in buf:  # LF only, the usual case: count in C
-            self.events_out += buf.count(b"\n\n") - buf.count(b"\n\n", 0, skip)
-            self._tail = buf[-4:]
-            return chunk
-        # "…\r\n\r" then "\n…": the LF completes the CRLF of an event already counted
-        same = skip + 1 if self._cr_end and chunk[:1] == b"\n" else -1
-        self._cr_end = False
-        for m in _BLANK.finditer(buf):
-            if m.end() <= skip or m.end() == same:
-                continue
-            self.events_out += 1
-            self._cr_end = m.end() == len(buf) and buf[-1:] == b"\r"
-            if self.stopping:  # the drain: nothing after this event's end
-                chunk = buf[skip:m.end()]
-                break
-        self._tail = (self._tail + chunk)[-4:]
-        return chunk
-
-    def close(self) -> bytes:
-        return b""
-
-    def release(self) -> bytes:
-        return b""
-
-    def fail(self, error: GatewayError) -> bytes:
-        return b""
-
-
 async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.StreamResponse:
     response = web.StreamResponse(status=200, headers=headers)
     response.headers.update(SSE_HEADERS)
@@ -111,7 +60,8 @@ async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.S
 
 async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
                heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
-               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS) -> int:
+               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
+               budget: StreamBudget | None = None) -> int:
     """Relay upstream chunks through `relay` until either side ends; returns bytes written.
     The upstream response is always released, also when the client has gone (write fails or the
     handler is cancelled). With a `lifecycle`, the stream is registered and counted, and the drain
@@ -120,10 +70,10 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
     has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
     handle = None
     if lifecycle is not None:
-        mode = "passthrough" if isinstance(relay, PassThrough) else "translated"
+        mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode)
     return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
-                       keepalive=keepalive, hold_seconds=hold_seconds).run()
+                       keepalive=keepalive, hold_seconds=hold_seconds, budget=budget).run()
 
 
 class _Pump:
@@ -132,23 +82,27 @@ class _Pump:
 
     def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
                  handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
-                 hold_seconds: float) -> None:
+                 hold_seconds: float, budget: StreamBudget | None = None) -> None:
         self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
         self.handle, self.heartbeat, self.idle_timeout = handle, heartbeat, idle_timeout
         self.keepalive, self.hold_seconds = keepalive, hold_seconds
         self.written = 0
         self.last_upstream = self.last_write = time.monotonic()
         self.beat = False  # whether the current wait includes the keep-alive deadline
+        self.budget = budget if handle is not None else None   # a caller's stream budgets end it as a drain does
 
     async def run(self) -> int:
         relay, handle = self.relay, self.handle
+        timer = None
+        if self.budget is not None and self.budget.seconds > 0 and handle is not None:
+            timer = asyncio.get_running_loop().call_later(self.budget.seconds, handle.stop)
         try:
             while not relay.done:
                 if handle is not None and handle.stopping and handle.at_boundary:
                     await self.write(relay.release() + DRAINING)
                     break
                 try:
-                    chunk = await asyncio.wait_for(self.reader.readany(), timeout=self.wait())
+                    chunk = await self.read()
                 except TimeoutError:
                     if await self.quiet():
                         break
@@ -164,14 +118,24 @@ class _Pump:
                     break
                 await self.chunk(chunk)
         finally:
+            if timer is not None:
+                timer.cancel()
             self.finish()
         return self.written
+
+    async def read(self) -> bytes:
+        """The next upstream chunk (b"" at its end): what is already buffered at once, else awaited until
+        the first deadline (TimeoutError), under one timer and no task of its own."""
+        chunk = self.reader.read_nowait()
+        if chunk or self.reader.at_eof():
+            return chunk
+        async with asyncio.timeout(self.wait()):
+            return await self.reader.readany()
 
     def wait(self) -> float:
         """Seconds until the first deadline: the idle timeout, the keep-alive, the lookahead's hold."""
         deadlines = [self.last_upstream + self.idle_timeout]
-        # a keep-alive comment never goes inside a pass-through event the agent has not finished
-        self.beat = self.heartbeat > 0 and getattr(self.relay, "at_boundary", True)
+        self.beat = self.heartbeat > 0  # every relay writes whole events: a keep-alive never lands inside one
         if self.beat:
             deadlines.append(self.last_write + self.heartbeat)
         if self.relay.holding:
@@ -197,12 +161,14 @@ class _Pump:
         return False
 
     async def chunk(self, chunk: bytes) -> None:
-        """Feed an upstream chunk through the relay (in FEED_BYTES pieces) and write what it gives."""
+        """Feed an upstream chunk through the relay (a translator's in FEED_BYTES pieces) and write what it
+        gives."""
         relay, handle = self.relay, self.handle
         self.last_upstream = time.monotonic()
-        for start in range(0, len(chunk), FEED_BYTES):
+        step = len(chunk) if isinstance(relay, CheckedStream) else FEED_BYTES
+        for start in range(0, len(chunk), step):
             try:
-                out = relay.feed(chunk[start:start + FEED_BYTES] if len(chunk) > FEED_BYTES else chunk)
+                out = relay.feed(chunk[start:start + step] if len(chunk) > step else chunk)
             except Exception as exc:  # a bug, not the agent's fault: logged, and the stream ends cleanly
                 log.exception("relay_internal_error", error=f"{type(exc).__name__}: {exc}")
                 await self.write(relay.fail(GatewayError(f"internal error: {type(exc).__name__}")))
@@ -223,6 +189,8 @@ class _Pump:
 
     async def write(self, data: bytes) -> None:
         self.written += await _write(self.response, data)
+        if self.budget is not None and self.handle is not None and self.budget.over(self.written):
+            self.handle.stop()
 
     def finish(self) -> None:
         if self.handle is not None:

@@ -15,7 +15,7 @@ from gateway.core.errors import GatewayError, UnknownOperation
 from gateway.core.exchange import Reply
 from gateway.core.types import Binding, Version
 from gateway.shell.doors.rest import caller_version
-from gateway.shell.keys import LIFECYCLE, METRICS, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, UPSTREAM
+from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, UPSTREAM
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.pipeline import A2ACaller, Context, serve
 from gateway.shell.upstream import Upstream
@@ -79,9 +79,11 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
     404 for paths no route matches. `serve(sub, route_settings)` adds the agent's handlers."""
     root = app[LIFECYCLE]
     for route in sorted(settings.routes, key=_order):
-        own = dataclasses.replace(settings, upstream=route.upstream, quirks=route.quirks, routes=())
+        own = dataclasses.replace(settings, upstream=route.upstream, quirks=route.quirks, migration=route.migration,
+                                  auth=route.auth, callers=route.callers, routes=())
         sub = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
         sub[METRICS] = app[METRICS]
+        sub[MIGRATION] = app[MIGRATION]
         sub[ROUTE_NAME] = route.name
         sub[ROUTE_PREFIX] = route.path_prefix
         sub[ROUTE_HOST] = route.host

@@ -7,12 +7,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import errno
+import os
+import random
+import socket
 import time
-from collections.abc import Callable, MutableMapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import aiohttp
+from aiohttp.client_proto import ResponseHandler
+from aiohttp.client_reqrep import ClientRequest
+from aiohttp.connector import Connection
+from aiohttp.tracing import Trace
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.config import LimitsSettings, UpstreamSettings
@@ -28,16 +38,20 @@ from gateway.core.errors import (
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
-from gateway.core.types import Binding, Version
+from gateway.core.types import Binding, JsonObj, Version
+from gateway.core.verify import Verified
 from gateway.observability import get_logger, log_notes
+from gateway.shell.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
     from gateway.shell.channels import Channels
     from gateway.shell.metrics import Metrics
+    from gateway.shell.signing import Verdict
 
 log = get_logger("gateway.upstream")
 
 _FIXED = {"0.3": Version.V03, "1.0": Version.V10}
+_RESETS = frozenset({errno.ECONNRESET, errno.EPIPE})
 _BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST, "GRPC": Binding.GRPC}
 
 
@@ -46,6 +60,72 @@ class Reply:
     status: int
     headers: CIMultiDictProxy[str]  # the response's own (read-only) headers: no copy
     body: bytes
+
+
+class LiveConnector(aiohttp.TCPConnector):
+    """A connector that, before handing out a pooled connection again, looks whether the agent has closed
+    it in the meantime (an agent restarting, a server closing idle connections) and opens another if so.
+    The event loop may not have read that close yet when a busy gateway picks the connection, and a request
+    written on it would be lost with no way to tell whether the agent saw it. While a call watches (see
+    _send), the reused connection's socket stays open to it after aiohttp lets go, to read how it ended."""
+
+    _seen: weakref.WeakSet[ResponseHandler]
+
+    async def connect(self, req: ClientRequest, traces: list[Trace], timeout: aiohttp.ClientTimeout) -> Connection:
+        if not hasattr(self, "_seen"):
+            self._seen = weakref.WeakSet()
+        while True:   # each turn takes a pooled connection out for good, or returns: it ends
+            conn = await super().connect(req, traces, timeout)
+            proto = conn.protocol
+            if proto is None or proto not in self._seen:   # a new connection: nothing to look at
+                if proto is not None:
+                    self._seen.add(proto)
+                return conn
+            sock = _dup(conn.transport)
+            if sock is None or not _closed_by_peer(sock):
+                watch = _WATCH.get()
+                if sock is not None and watch is not None:
+                    watch.append(sock)
+                elif sock is not None:
+                    sock.close()
+                return conn
+            sock.close()
+            log.debug("upstream_connection_found_closed", url=str(req.url))
+            conn.close()   # never written to; the next one is pooled or fresh
+
+
+# the sockets of the reused connections of the call being sent (set by Upstream._send)
+_WATCH: contextvars.ContextVar[list[socket.socket] | None] = contextvars.ContextVar("upstream_watch", default=None)
+
+
+def _dup(transport: asyncio.BaseTransport | None) -> socket.socket | None:
+    """A socket object of its own on the transport's connection (uvloop's cannot recv)."""
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    return None if sock is None else socket.socket(fileno=os.dup(sock.fileno()))
+
+
+def _closed_by_peer(sock: socket.socket) -> bool:
+    """Whether the other end of an idle connection has closed it (or sent anything at all, which an idle HTTP
+    connection must not), as the socket says now, before the event loop has read it."""
+    try:
+        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return False   # nothing to read: open
+    except OSError:
+        return True    # reset
+    return True        # end of stream, or bytes nobody asked for
+
+
+async def _reset_follows(socks: list[socket.socket]) -> bool:
+    """Whether a connection that ended without a reply was then reset by the agent's end: a socket closed
+    with our request unread, or receiving it after its close, answers with a reset; one that read the
+    request and then closed (an agent dying mid-call) does not. Over the network the reset trails the close
+    by a round trip: looked for a little while."""
+    for wait in (0.0, 0.005, 0.02, 0.05) if socks else ():
+        await asyncio.sleep(wait)
+        if any(s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) in _RESETS for s in socks):
+            return True
+    return False
 
 
 class Pool:
@@ -61,7 +141,7 @@ class Pool:
         # the slots bound the connections; the connector itself is unbounded so it never queues a call
         # behind the connect timeout
         self.session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False,
-                                             connector=aiohttp.TCPConnector(limit=0), timeout=timeout)
+                                             connector=LiveConnector(limit=0), timeout=timeout)
 
     async def acquire(self, metrics: Metrics | None) -> None:
         """Take a slot; GatewayOverloaded when none is free within `wait` seconds."""
@@ -100,6 +180,7 @@ class Upstream:
         self._channels: Channels | None = None  # the gRPC channels, once an interface of the agent needs one
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
+        self.card_changed_at = 0.0   # wall clock: when the card last changed (the served card's Last-Modified)
         self._card_lock = asyncio.Lock()
         self._wake = asyncio.Event()  # reconfigure() wakes the refresher
         self.last_card_error: str | None = None
@@ -116,6 +197,13 @@ class Upstream:
         self._agent_quirks: tuple[Quirks, Quirks] | None = None
         # tracing: writes the current trace context into outgoing headers (None: tracing off)
         self.inject: Callable[[MutableMapping[str, str]], None] | None = None
+        # [card] verification: checks the card as the agent served it (None: not checked), and its last verdict
+        self.verify: Callable[[JsonObj], Awaitable[Verdict]] | None = None
+        self.card_signature: Verdict | None = None
+        # `auto`: each interface of the card as the version probes found it (gateway.shell.verify), and
+        # the interfaces re-probed after a real call's "method not found" since the card was fetched
+        self.verified: list[Verified] = []
+        self._relearned: set[tuple[str, Binding]] = set()
 
     def quirks_for_agent(self, quirks: Quirks) -> Quirks:
         """`quirks` with their "auto" choices made for this agent: a2a-sdk for Python's server software
@@ -165,6 +253,7 @@ class Upstream:
         if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
                                                                settings.binding, settings.tenant):
             self._card, self._card_at, self.last_card_error = None, 0.0, None
+            self.verified = []
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
         new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
@@ -206,7 +295,10 @@ class Upstream:
             if self._card is not None and time.monotonic() - self._card_at < 1.0:
                 return self._card
             try:
-                self._card = await self._fetch_card()
+                card = await self._verify(await self._fetch_card())
+                if self._card is None or card != self._card:
+                    self.card_changed_at = time.time()
+                self._card = card
                 self._card_at = time.monotonic()
                 self.last_card_error = None
                 if self.metrics is not None:
@@ -226,7 +318,8 @@ class Upstream:
         for path in CARD_PATHS:
             try:
                 reply = await self.request("GET", base + path, headers={"A2A-Version": "1.0",
-                                                                        "Accept": "application/json"})
+                                                                        "Accept": "application/json"},
+                                           read_only=True)
             except GatewayError as err:
                 last = err
                 continue
@@ -236,7 +329,10 @@ class Upstream:
             if reply.status != 200:
                 raise UpstreamUnavailable(f"agent card answered HTTP {reply.status}")
             cx = Cx()
-            card = read_upstream_card(jsoncodec.loads(reply.body), cx)
+            raw = jsoncodec.loads(reply.body)
+            card = read_upstream_card(raw, cx)
+            if self.verify is not None:
+                await self._check_signature(raw)
             self.rest_bytes_guess = rest_bytes_of_server(reply.headers.get("Server"))
             self._agent_quirks = None
             log_notes(log, cx.notes, event="upstream_card_notes")
@@ -244,6 +340,48 @@ class Upstream:
                                                   for i in card.interfaces])
             return card
         raise last
+
+    async def _check_signature(self, raw: JsonObj) -> None:
+        """Check the card's signatures; the verdict is kept (readiness), logged when it changes and counted."""
+        assert self.verify is not None
+        verdict = await self.verify(raw)
+        if self.metrics is not None:
+            self.metrics.card_signature(verdict.result)
+        if verdict != self.card_signature:
+            (log.info if verdict.ok else log.warning)("upstream_card_signature", result=verdict.result,
+                                                       detail=verdict.detail)
+        self.card_signature = verdict
+
+    async def _verify(self, card: UpstreamCard) -> UpstreamCard:
+        """`card` with each interface's version as the agent showed it (gateway.core.verify)."""
+        self.verified = await verify_card(Send(self.request), card)
+        self._relearned.clear()
+        self._count_verified(self.verified)
+        return UpstreamCard(card.card, tuple(v.interface for v in self.verified))
+
+    def _count_verified(self, verified: list[Verified]) -> None:
+        notes = [n for n in (v.note() for v in verified) if n is not None]
+        log_notes(log, notes, event="upstream_version_notes")
+        if self.metrics is not None:
+            self.metrics.count_notes(notes)
+            for v in verified:
+                self.metrics.version_check(v.status)
+
+    async def relearn(self, iface: Interface) -> Interface | None:
+        """After a real call to `iface` answered "method not found": probe it again (once per interface
+        and card) unless its version was proven; the corrected interface when it speaks the other version."""
+        key = (iface.url, iface.binding)
+        known = next((v for v in self.verified if (v.claimed.url, v.claimed.binding) == key), None)
+        if self._card is None or known is None or known.status == "verified" or key in self._relearned:
+            return None
+        self._relearned.add(key)
+        again = await verify_interface(Send(self.request), known.claimed)
+        self.verified = [again if v is known else v for v in self.verified]
+        self._count_verified([again])
+        if again.version is iface.version:
+            return None
+        self._card = UpstreamCard(self._card.card, tuple(v.interface for v in self.verified))
+        return Interface(again.version, iface.binding, iface.url, iface.tenant)
 
     async def refresh_forever(self) -> None:
         """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure, at
@@ -296,18 +434,20 @@ class Upstream:
     # ---- requests -----------------------------------------------------------------------------
 
     async def request(self, method: str, url: str, *, headers: CIMultiDict[str] | dict[str, str],
-                      body: bytes | None = None, query: Sequence[tuple[str, str]] = ()) -> Reply:
-        """One unary exchange with a bounded body; transport failures become UpstreamUnavailable, a full
-        pool GatewayOverloaded."""
+                      body: bytes | None = None, query: Sequence[tuple[str, str]] = (),
+                      read_only: bool = False) -> Reply:
+        """One unary exchange with a bounded body, retried while it provably never reached the agent (and, when
+        `read_only`, on 502/503/504 and lost connections too); transport failures become UpstreamUnavailable,
+        a full pool GatewayOverloaded."""
         pool = self._unary
         assert pool is not None, "Upstream.start() not awaited"
         if self.inject is not None:
             self.inject(headers)
         await pool.acquire(self.metrics)
         try:
-            async with asyncio.timeout(self.settings.timeout.total_unary):
-                async with pool.session.request(method, url, data=body, headers=headers,
-                                                params=list(query) or None, allow_redirects=False) as resp:
+            async with asyncio.timeout(self.settings.timeout.total_unary) as scope:
+                resp = await self._send(pool, method, url, headers, body, query, read_only, scope.when())
+                async with resp:
                     if resp.status >= 500:
                         self._error("http_5xx")
                     data = await read_bounded(resp, self.max_body_bytes)
@@ -322,9 +462,10 @@ class Upstream:
             pool.slots.release()
 
     async def open(self, method: str, url: str, *, headers: CIMultiDict[str],
-                   body: bytes | None, query: Sequence[tuple[str, str]] = ()) -> aiohttp.ClientResponse:
-        """Start a streaming exchange on the streams' pool; the caller must release the response (its
-        connection's slot comes back with it)."""
+                   body: bytes | None, query: Sequence[tuple[str, str]] = (),
+                   read_only: bool = False) -> aiohttp.ClientResponse:
+        """Start a streaming exchange on the streams' pool (retried as `request` is, until the reply's head);
+        the caller must release the response (its connection's slot comes back with it)."""
         pool = self._streams
         assert pool is not None, "Upstream.start() not awaited"
         t = self.settings.timeout
@@ -332,9 +473,8 @@ class Upstream:
             self.inject(headers)
         await pool.acquire(self.metrics)
         try:
-            async with asyncio.timeout(t.first_byte):  # until the reply's head; the relay watches the rest
-                resp = await pool.session.request(method, url, data=body, headers=headers, allow_redirects=False,
-                                                  params=list(query) or None)
+            async with asyncio.timeout(t.first_byte) as scope:  # until the reply's head; the relay watches the rest
+                resp = await self._send(pool, method, url, headers, body, query, read_only, scope.when())
         except TimeoutError:
             pool.slots.release()
             self._error("timeout")
@@ -350,6 +490,91 @@ class Upstream:
         if resp.status >= 500:
             self._error("http_5xx")
         return resp
+
+    async def _send(self, pool: Pool, method: str, url: str, headers: CIMultiDict[str] | dict[str, str],
+                    body: bytes | None, query: Sequence[tuple[str, str]], read_only: bool,
+                    deadline: float | None) -> aiohttp.ClientResponse:
+        """The request sent until its reply's head, retried on a fresh connection with backoff while the
+        failure proves the agent never got it (see retry_reason), within `deadline` (loop time) and
+        upstream.retry_attempts; the last failure or reply stands when no retry is left."""
+        loop = asyncio.get_running_loop()
+        attempt = 0
+        watch: list[socket.socket] = []
+        token = _WATCH.set(watch)
+        while True:
+            try:
+                resp = await pool.session.request(method, url, data=body, headers=headers, allow_redirects=False,
+                                                  params=list(query) or None)
+            except aiohttp.ClientError as exc:
+                reason = retry_reason(exc, read_only)
+                if reason is None and isinstance(exc, aiohttp.ServerDisconnectedError) and await _reset_follows(watch):
+                    reason = "reset"
+                delay = self._backoff(attempt, loop.time(), deadline)
+                if reason is None or delay is None:
+                    _unwatch(watch, token)
+                    raise
+            except BaseException:
+                _unwatch(watch, token)
+                raise
+            else:
+                delay = self._backoff(attempt, loop.time(), deadline) if read_only and resp.status in \
+                    RETRY_STATUSES else None
+                if delay is None:
+                    _unwatch(watch, token)
+                    return resp
+                reason = f"http_{resp.status}"
+                resp.release()
+            for sock in watch:
+                sock.close()
+            watch.clear()
+            attempt += 1
+            if self.metrics is not None:
+                self.metrics.upstream_retry(reason)
+            log.info("upstream_retry", reason=reason, attempt=attempt, delay_s=round(delay, 3), url=url)
+            await asyncio.sleep(delay)
+
+    def _backoff(self, attempt: int, now: float, deadline: float | None) -> float | None:
+        """The wait before retry `attempt + 1` (exponential, capped, jittered), or None when none is left:
+        upstream.retry_attempts used, or the wait would end past the call's deadline."""
+        settings = self.settings
+        if attempt >= settings.retry_attempts:
+            return None
+        delay = min(RETRY_MAX_DELAY_SECONDS, settings.retry_backoff_seconds * 2 ** attempt)
+        delay *= 0.5 + random.random() / 2   # jitter: callers that failed together do not come back together
+        return None if deadline is not None and now + delay >= deadline else delay
+
+
+RETRY_STATUSES = frozenset({502, 503, 504})   # a read-only call is sent again on these
+RETRY_MAX_DELAY_SECONDS = 1.0
+
+
+def _unwatch(watch: list[socket.socket], token: contextvars.Token[list[socket.socket] | None]) -> None:
+    for sock in watch:
+        sock.close()
+    _WATCH.reset(token)
+
+
+
+
+def retry_reason(exc: aiohttp.ClientError, read_only: bool) -> str | None:
+    """Why a request that failed with `exc` before its reply's head may be sent again, or None. Any request
+    may be when it provably never reached the agent: no connection could be opened (refused, unreachable,
+    DNS); the pooled connection it was to be written on had been closed by the agent (aiohttp refuses to
+    write to a closing transport: not a byte left); or the agent's end answered it with a reset before any
+    reply. A socket closed with data still unread sends a reset, while one closed after reading the request
+    (an agent dying mid-call) ends with an orderly close, never retried: so a reset says the request was
+    never read. A read-only call also when the connection was lost after it was written (reading again
+    changes nothing)."""
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return "connect"
+    if isinstance(exc, aiohttp.ClientConnectionResetError) or isinstance(exc.__cause__,
+                                                                        aiohttp.ClientConnectionResetError):
+        return "dead_connection"   # (aiohttp writes the head with the body: the body's refusal is the whole's)
+    if isinstance(exc, aiohttp.ClientOSError) and exc.errno in _RESETS:
+        return "reset"
+    if read_only and isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError):
+        return "disconnected"
+    return None
 
 
 def rest_bytes_of_server(server: str | None) -> RestBytes | None:

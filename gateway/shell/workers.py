@@ -115,6 +115,12 @@ class Supervisor:
     def metrics_text(self) -> bytes:
         return self._metrics.render(self._metrics.multiprocess_registry(self._multiproc))
 
+    def migration(self) -> dict[str, Any]:
+        """The workers' migration snapshots, summed (each writes its own file beside its metrics)."""
+        from gateway.shell.migration import read_snapshots
+
+        return read_snapshots(Path(self._multiproc))
+
     def workers_status(self) -> list[dict[str, Any]]:
         gauges = self._per_pid()
         ready = gauges.get(self._metrics.PREFIX + "ready", {})
@@ -265,3 +271,6 @@ class _AdminStatus:
 
     def workers(self) -> list[dict[str, Any]]:
         return self._s.workers_status()
+
+    def migration(self) -> dict[str, Any]:
+        return self._s.migration()

@@ -3,6 +3,8 @@ WHATWG edge cases, limits, errors, the encode/parse round trip and the fuzz inva
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -399,3 +401,18 @@ def test_fuzz_parses_or_raises_our_error_independent_of_chunking(
     expected = outcome([raw], limit)
     assert outcome(data.draw(chunkings(raw)), limit) == expected
     assert outcome(bytewise(raw), limit) == expected
+
+
+def test_parsed_events_are_the_frozen_value_objects_sse_event_builds() -> None:
+    [parsed] = SseParser().feed(b"event: e\nid: 7\nretry: 10\ndata: a\ndata: b\n\n")
+    built = SseEvent("a\nb", "e", "7", 10)
+    assert type(parsed) is SseEvent and parsed == built and hash(parsed) == hash(built)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parsed.data = "c"  # type: ignore[misc]
+
+
+def test_a_data_line_that_is_not_utf8_or_too_large_is_still_refused() -> None:
+    with pytest.raises(StreamError, match="at byte 7 of a line"):
+        SseParser().feed(b"data: x\xff\n\n")
+    with pytest.raises(LimitExceeded):
+        SseParser(max_event_bytes=8).feed(b"data: 123456\n\n")

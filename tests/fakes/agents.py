@@ -36,6 +36,7 @@ from multidict import CIMultiDict
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError
 from gateway.core.sse import encode_data
+from gateway.core.verify import PROBE_TASK_ID
 
 __all__ = ["FakeAgent", "Recorded", "fake_agent_factory", "start_fake"]
 
@@ -108,6 +109,9 @@ class FakeAgent:
     binding: str = "JSONRPC"
     card_override: dict[str, Any] | None = None
     url: str = ""
+    claims: FakeVersion | None = None  # the version its card claims, when it lies (None: its own)
+    probe_failures: int = 0  # the first N version probes answer HTTP 503 (they prove nothing)
+    probes: int = 0
     requests: list[Recorded] = field(default_factory=list)
     on_disconnect: asyncio.Event = field(default_factory=asyncio.Event)  # a client left a pending reply
     disconnects: int = 0
@@ -165,7 +169,7 @@ class FakeAgent:
             return self.card_override
         url = self.url + "/" if self.binding == "JSONRPC" else self.url
         card: dict[str, Any] = {"name": f"fake v{self.version} agent", "description": "scripted test agent"}
-        if self.version == "0.3":
+        if (self.claims or self.version) == "0.3":
             card |= {"protocolVersion": "0.3.0", "url": url, "preferredTransport": self.binding}
         else:
             interface = {"url": url, "protocolBinding": self.binding, "protocolVersion": "1.0"}
@@ -204,6 +208,8 @@ class FakeAgent:
             body = None
         rec = Recorded(request.method, request.path, dict(request.query), CIMultiDict(request.headers),
                        raw, body)
+        if PROBE_TASK_ID in request.path or PROBE_TASK_ID.encode() in raw:
+            return self._probe(rec)  # the gateway's version probe: answered as a real agent does, not recorded
         self.requests.append(rec)
         key = self._key(rec)
         if (delay := self._delays.get(key)) and not await self._wait(request, delay):
@@ -219,6 +225,24 @@ class FakeAgent:
         if request.method == "GET" and request.path in CARD_PATHS:
             return web.json_response(self.card, dumps=jsoncodec.dumps)
         return self._json(rec, _unscripted(rec, key))
+
+    def _probe(self, rec: Recorded) -> web.Response:
+        """The version probe (GetTask of an impossible id): TaskNotFound when spelled in this fake's version
+        (JSON-RPC method or REST route), else what an SDK says of an unknown method or route."""
+        self.probes += 1
+        if self.probes <= self.probe_failures:
+            return web.Response(status=503, text="busy")
+        if rec.rpc_method is not None:
+            mine = rec.rpc_method == ("tasks/get" if self.version == "0.3" else "GetTask")
+            error = {"code": -32001, "message": "Task not found"} if mine else \
+                {"code": -32601, "message": "Method not found"}
+            return self._json(rec, _Json(None, error, 200, None, {}))
+        mine = rec.path.startswith("/v1/") == (self.version == "0.3")
+        if not mine:
+            return web.Response(status=404, text="Not Found")
+        return web.json_response({"message": "Task not found"} if self.version == "0.3" else
+                                 {"error": {"code": 404, "status": "NOT_FOUND", "message": "Task not found"}},
+                                 status=404)
 
     def _json(self, rec: Recorded, reply: _Json) -> web.Response:
         body = reply.raw
@@ -315,10 +339,11 @@ def _abort(request: web.Request) -> None:
 
 
 async def start_fake(aiohttp_server: Callable[..., Awaitable[Any]], version: FakeVersion = "1.0",
-                     binding: str = "JSONRPC", *, card: dict[str, Any] | None = None) -> FakeAgent:
+                     binding: str = "JSONRPC", *, card: dict[str, Any] | None = None,
+                     claims: FakeVersion | None = None) -> FakeAgent:
     """Start a FakeAgent on a loopback port with pytest-aiohttp's `aiohttp_server` fixture (which stops it
-    at the end of the test); its `url` and card then point at that port."""
-    fake = FakeAgent(version, binding, card)
+    at the end of the test); its `url` and card then point at that port; `claims`: its card lies."""
+    fake = FakeAgent(version, binding, card, claims=claims)
     server = await aiohttp_server(fake.app())
     fake.url = str(server.make_url("")).rstrip("/")
     return fake
@@ -326,11 +351,11 @@ async def start_fake(aiohttp_server: Callable[..., Awaitable[Any]], version: Fak
 
 @pytest.fixture
 def fake_agent_factory(aiohttp_server: Any) -> Callable[..., Awaitable[FakeAgent]]:
-    """Fixture: `await fake_agent_factory(version="1.0", binding="JSONRPC", card=None)` -> a started
-    FakeAgent."""
+    """Fixture: `await fake_agent_factory(version="1.0", binding="JSONRPC", card=None, claims=None)` -> a
+    started FakeAgent."""
 
     async def make(version: FakeVersion = "1.0", binding: str = "JSONRPC",
-                   card: dict[str, Any] | None = None) -> FakeAgent:
-        return await start_fake(aiohttp_server, version, binding, card=card)
+                   card: dict[str, Any] | None = None, claims: FakeVersion | None = None) -> FakeAgent:
+        return await start_fake(aiohttp_server, version, binding, card=card, claims=claims)
 
     return make

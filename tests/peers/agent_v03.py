@@ -141,7 +141,8 @@ def build_cards(base: str, rest_preferred: bool, grpc_url: str | None = None) ->
     return card, extended
 
 
-def build_app(base: str, rest_preferred: bool, grpc_server: Any = None, grpc_url: str | None = None) -> FastAPI:
+def build_app(base: str, rest_preferred: bool, grpc_server: Any = None, grpc_url: str | None = None,
+              lie: bool = False) -> FastAPI:
     card, extended = build_cards(base, rest_preferred, grpc_url)
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
@@ -158,6 +159,8 @@ def build_app(base: str, rest_preferred: bool, grpc_server: Any = None, grpc_url
     A2AStarletteApplication(
         agent_card=card, http_handler=handler, extended_agent_card=extended
     ).add_routes_to_app(app, rpc_url=common.JSONRPC_PATH)
+    if lie:  # a card claiming v1.0, matched before the SDK's own
+        app.router.routes.insert(0, common.lying_card_route(base, "0.3"))
     if grpc_server is not None:
         # the 0.3 gRPC handler knows no extended card: GetAgentCard answers with the public one
         from a2a.grpc import a2a_pb2_grpc
@@ -172,13 +175,13 @@ def main() -> None:
     sock = common.bind(args.host, args.port)
     base = f"http://{args.host}:{sock.getsockname()[1]}"
     if not args.grpc:
-        common.serve(build_app(base, args.rest), sock)
+        common.serve(build_app(base, args.rest, lie=args.lie), sock)
         return
 
     async def start() -> FastAPI:
         apps: list[FastAPI] = []
         await common.start_grpc_server(
-            args.host, lambda server, url: apps.append(build_app(base, args.rest, server, url))
+            args.host, lambda server, url: apps.append(build_app(base, args.rest, server, url, args.lie))
         )
         return apps[0]
 

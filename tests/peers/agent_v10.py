@@ -154,10 +154,44 @@ def build_cards(
     return card, extended
 
 
+def sign_card(card: AgentCard, key_file: str, kid: str, tamper: bool) -> None:
+    """Sign the public card with the SDK's own signer (ES256, a PEM private key); `tamper` then alters the
+    signature's bytes, as a man in the middle would."""
+    from a2a.utils.signing import create_agent_card_signer
+
+    with open(key_file, "rb") as f:
+        key = f.read()
+    create_agent_card_signer(key, {"alg": "ES256", "kid": kid, "jku": None, "typ": "JOSE"})(card)
+    if tamper:
+        sig = card.signatures[0].signature
+        card.signatures[0].signature = ("B" if sig[0] == "A" else "A") + sig[1:]
+
+
+def journaled(app: Any, path: str) -> Any:
+    """`app` writing every request body it receives to `path` as it arrives (one line each, unbuffered):
+    the record of what reached the agent, even if it dies before answering."""
+    out = open(path, "ab", buffering=0)  # noqa: SIM115 - open for the process's life
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        async def received() -> Any:
+            message = await receive()
+            if message.get("type") == "http.request" and message.get("body"):
+                out.write(message["body"] + b"\n")
+            return message
+
+        await app(scope, received if scope["type"] == "http" else receive, send)
+
+    return wrapped
+
+
 def build_app(
-    base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None
+    base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None,
+    sign: tuple[str, str, bool] | None = None,
+    lie: bool = False,
 ) -> Starlette:
     card, extended = build_cards(base, rest_preferred, compat, grpc_url)
+    if sign is not None:
+        sign_card(card, *sign)
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
         agent_executor=ScriptedExecutor(),
@@ -168,6 +202,7 @@ def build_app(
         extended_agent_card=extended,
     )
     routes = [
+        *([common.lying_card_route(base, "1.0")] if lie else []),  # a card claiming v0.3, matched first
         *create_agent_card_routes(card),
         *create_jsonrpc_routes(handler, common.JSONRPC_PATH, enable_v0_3_compat=compat),
         *create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=common.REST_PATH),
@@ -190,17 +225,25 @@ def main() -> None:
     parser.add_argument(
         "--compat", action="store_true", help="enable the SDK's v0.3 compat layer (off by default)"
     )
+    parser.add_argument("--sign-key", help="sign the public card (ES256) with this PEM private key")
+    parser.add_argument("--sign-kid", default="agent-key", help="the signature's kid")
+    parser.add_argument("--tamper-signature", action="store_true", help="alter the signature after signing")
+    parser.add_argument("--journal", help="append every request body received to this file")
     args = parser.parse_args()
     sock = common.bind(args.host, args.port)
     base = f"http://{args.host}:{sock.getsockname()[1]}"
+    sign = (args.sign_key, args.sign_kid, args.tamper_signature) if args.sign_key else None
     if not args.grpc:
-        common.serve(build_app(base, args.rest, args.compat), sock)
+        app = build_app(base, args.rest, args.compat, lie=args.lie, sign=sign)
+        common.serve(journaled(app, args.journal) if args.journal else app, sock)
         return
 
     async def start() -> Starlette:
         apps: list[Starlette] = []
         await common.start_grpc_server(
-            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url))
+            args.host,
+            lambda server, url: apps.append(
+                build_app(base, args.rest, args.compat, server, url, lie=args.lie, sign=sign)),
         )
         return apps[0]
 

@@ -408,7 +408,8 @@ def main() -> int:
     args = common.client_argparser("a2a-sdk 0.3.x test client").parse_args()
 
     async def scenario() -> dict[str, Any]:
-        async with httpx.AsyncClient(timeout=common.SCENARIO_TIMEOUT_S) as http:
+        headers = common.headers_of(args)
+        async with httpx.AsyncClient(timeout=common.SCENARIO_TIMEOUT_S, headers=headers) as http:
             card = await A2ACardResolver(http, args.url).get_agent_card()
             return await SCENARIOS[args.scenario](Peer(args, http, card))
 

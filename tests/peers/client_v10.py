@@ -24,6 +24,7 @@ from a2a.types import (
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
     ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
     Message,
     Part,
     Role,
@@ -344,14 +345,81 @@ async def get_extended_card(peer: Peer) -> dict[str, Any]:
     return {"skills": [s.id for s in card.skills], "card": dump(card)}
 
 
-SCENARIOS = {name: globals()[name] for name in common.SCENARIOS}
+async def list_tasks(peer: Peer) -> dict[str, Any]:
+    """Two tasks in a fresh context, then ListTasks: all, paged by one, filtered by state, with limits."""
+    context = f"ctx-{uuid.uuid4()}"
+    created = [await peer.send_task(text_message(f"echo {n}", context_id=context)) for n in ("one", "two")]
+    client = peer.client()
+    listed = await client.list_tasks(ListTasksRequest(context_id=context))
+    page1 = await client.list_tasks(ListTasksRequest(context_id=context, page_size=1))
+    page2 = await client.list_tasks(ListTasksRequest(context_id=context, page_size=1,
+                                                     page_token=page1.next_page_token))
+    done = await client.list_tasks(ListTasksRequest(context_id=context, status=TaskState.TASK_STATE_COMPLETED,
+                                                    history_length=1, include_artifacts=True))
+    working = await client.list_tasks(ListTasksRequest(context_id=context, status=TaskState.TASK_STATE_WORKING))
+    return {
+        "context": context,
+        "created": [t.id for t in created],
+        "listed": [t.id for t in listed.tasks],
+        "total": listed.total_size,
+        "page_size": listed.page_size,
+        "next_token": listed.next_page_token,
+        "artifacts_unasked": [len(t.artifacts) for t in listed.tasks],
+        "pages": [[t.id for t in page1.tasks], [t.id for t in page2.tasks]],
+        "last_token": page2.next_page_token,
+        "completed": [t.id for t in done.tasks],
+        "history_lengths": [len(t.history) for t in done.tasks],
+        "artifacts_asked": [len(t.artifacts) for t in done.tasks],
+        "working": [t.id for t in working.tasks],
+    }
+
+
+async def list_only(peer: Peer) -> dict[str, Any]:
+    listed = await peer.client().list_tasks(ListTasksRequest(context_id=peer.args.context))
+    return {"listed": [t.id for t in listed.tasks], "states": [state_name(t.status.state) for t in listed.tasks]}
+
+
+async def subscribe_finished(peer: Peer) -> dict[str, Any]:
+    done = await peer.send_task(text_message("echo finished"))
+    client = peer.client(streaming=True)
+    events = [norm_event(e) async for e in client.subscribe(SubscribeToTaskRequest(id=done.id))]  # expected to raise
+    return {"events": events}
+
+
+async def get_task_history(peer: Peer) -> dict[str, Any]:
+    first = await peer.send_task(text_message("ask"))
+    await peer.send_task(text_message("answer 7", task_id=first.id, context_id=first.context_id))
+    client = peer.client()
+    counts = {}
+    for limit in (None, 0, 1):
+        request = GetTaskRequest(id=first.id) if limit is None else GetTaskRequest(id=first.id, history_length=limit)
+        counts[str(limit)] = len((await client.get_task(request)).history)
+    return {"history": counts}
+
+
+async def push_get_by_id(peer: Peer) -> dict[str, Any]:
+    task = await peer.send_task(text_message("ask"))
+    client, got = peer.client(), {}
+    for config_id in ("cfg-a", "cfg-b"):
+        await client.create_task_push_notification_config(TaskPushNotificationConfig(
+            task_id=task.id, id=config_id, url=peer.args.webhook, token=PUSH_TOKEN))
+    for config_id in ("cfg-b", "cfg-a"):
+        config = await client.get_task_push_notification_config(
+            GetTaskPushNotificationConfigRequest(task_id=task.id, id=config_id))
+        got[config_id] = config.id
+    await peer.send_task(text_message("answer done", task_id=task.id, context_id=task.context_id))
+    return {"got": got}
+
+
+SCENARIOS = {name: globals()[name] for name in common.SCENARIOS + common.V10_SCENARIOS}
 
 
 def main() -> int:
     args = common.client_argparser("a2a-sdk 1.x test client (pure v1.0)").parse_args()
 
     async def scenario() -> dict[str, Any]:
-        async with httpx.AsyncClient(timeout=common.SCENARIO_TIMEOUT_S) as http:
+        headers = common.headers_of(args)
+        async with httpx.AsyncClient(timeout=common.SCENARIO_TIMEOUT_S, headers=headers) as http:
             card = only_v10(await A2ACardResolver(http, args.url).get_agent_card())
             return await SCENARIOS[args.scenario](Peer(args, http, card))
 

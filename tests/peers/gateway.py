@@ -33,12 +33,16 @@ def free_port() -> int:
 
 
 class Gateway:
-    def __init__(self, process: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
-        self.process, self.port, self.log_path = process, port, log_path
+    def __init__(self, process: subprocess.Popen[bytes], port: int, log_path: Path, admin_port: int = 0) -> None:
+        self.process, self.port, self.log_path, self.admin_port = process, port, log_path, admin_port
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def admin_url(self) -> str:
+        return f"http://127.0.0.1:{self.admin_port}"
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -55,14 +59,14 @@ class Gateway:
 
 @contextmanager
 def run_gateway(upstream: str, *args: str, env: dict[str, str] | None = None) -> Iterator[Gateway]:
-    port = free_port()
+    port, admin_port = free_port(), free_port()
     fd, name = tempfile.mkstemp(prefix="gateway-", suffix=".log")
     with os.fdopen(fd, "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "gateway", "--listen", f"127.0.0.1:{port}", "--upstream", upstream, *args],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
-            env={**os.environ, **PEER_ENV, "A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}", **(env or {})})
-    gateway = Gateway(process, port, Path(name))
+            env={**os.environ, **PEER_ENV, "A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{admin_port}", **(env or {})})
+    gateway = Gateway(process, port, Path(name), admin_port)
     try:
         deadline = time.monotonic() + 20
         while True:

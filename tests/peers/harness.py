@@ -96,19 +96,25 @@ def start_agent(
     rest_preferred: bool = False,
     compat: bool = False,
     grpc: bool = False,
+    lie: bool = False,
     ready_timeout: float = READY_TIMEOUT_S,
+    extra: tuple[str, ...] = (),
 ) -> Agent:
     """Start `agent_<generation>.py` in its venv and wait until it listens (port None: a free one);
-    `grpc`: it serves gRPC too, on a port of its own that its card names."""
+    `grpc`: it serves gRPC too, on a port of its own that its card names; `lie`: its card claims the
+    other protocol version; `extra`: more of its flags."""
     args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_{generation}.py"), "--port", str(port or 0)]
     if rest_preferred:
         args.append("--rest")
     if grpc:
         args.append("--grpc")
+    if lie:
+        args.append("--lie")
     if compat:
         if generation != "v10":
             raise ValueError("--compat exists on the v1.0 agent only")
         args.append("--compat")
+    args.extend(extra)
     fd, log_name = tempfile.mkstemp(prefix=f"peer-agent-{generation}-", suffix=".log")
     with os.fdopen(fd, "w") as log:
         process = subprocess.Popen(
@@ -139,7 +145,9 @@ def run_client(
     *,
     transport: Transport = "jsonrpc",
     webhook: str | None = None,
+    context: str | None = None,
     timeout: float = CLIENT_TIMEOUT_S,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run one client scenario and return its JSON line. A crash (no JSON line, or exit status != 0) is an
     AssertionError carrying the client's stderr; an A2A error the SDK raised comes back as ok: false."""
@@ -155,6 +163,10 @@ def run_client(
     ]
     if webhook:
         args += ["--webhook", webhook]
+    for name, value in (headers or {}).items():   # e.g. credentials for the gateway's [auth]
+        args += ["--header", f"{name}={value}"]
+    if context:
+        args += ["--context", context]
     label = f"client_{generation} {scenario} over {transport} against {url}"
     try:
         proc = subprocess.run(

@@ -38,6 +38,8 @@ SCENARIOS = (
     "get_task_not_found",
     "get_extended_card",
 )
+# v1.0 behaviour a v0.3 agent gets from the gateway (composed): scenarios of the 1.x client only
+V10_SCENARIOS = ("list_tasks", "list_only", "subscribe_finished", "get_task_history", "push_get_by_id")
 TERMINAL_STATES = frozenset({"completed", "canceled", "failed", "rejected"})
 SCENARIO_TIMEOUT_S = 20.0
 STREAM_CHUNKS = 3
@@ -83,7 +85,41 @@ def agent_argparser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--rest", action="store_true", help="advertise HTTP+JSON as the preferred binding")
     parser.add_argument("--grpc", action="store_true", help="also serve gRPC on a port of its own (in the card)")
+    parser.add_argument("--lie", action="store_true", help="serve a card claiming the other protocol version "
+                        "(the agent still speaks its own): a v0.3 agent's card is a v1.0 one, and the reverse")
     return parser
+
+
+def lying_card(base: str, speaks: str) -> dict[str, Any]:
+    """The card of an agent that speaks `speaks` ("0.3" or "1.0") but claims the other version, in the other
+    version's shape, with the same JSON-RPC and HTTP+JSON URLs (as LiteLLM and some samples serve them)."""
+    common: dict[str, Any] = {
+        "name": AGENT_NAME, "description": AGENT_DESCRIPTION, "version": AGENT_VERSION,
+        "capabilities": {"streaming": True, "pushNotifications": True},
+        "defaultInputModes": ["text/plain", "application/json", "application/octet-stream", "image/png"],
+        "defaultOutputModes": ["text/plain", "application/json", "application/octet-stream", "image/png"],
+        "skills": SKILLS,
+    }
+    rpc, rest = base + JSONRPC_PATH, base + REST_PATH
+    if speaks == "0.3":
+        return {**common, "supportedInterfaces": [
+            {"url": rpc, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": rest, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]}
+    return {**common, "protocolVersion": "0.3.0", "url": rpc, "preferredTransport": "JSONRPC",
+            "additionalInterfaces": [{"transport": "JSONRPC", "url": rpc}, {"transport": "HTTP+JSON", "url": rest}]}
+
+
+def lying_card_route(base: str, speaks: str) -> Any:
+    """A Starlette route serving lying_card() at CARD_PATH (mounted before the SDK's own)."""
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    card = lying_card(base, speaks)
+
+    async def endpoint(request: Any) -> Any:
+        return JSONResponse(card)
+
+    return Route(CARD_PATH, endpoint, methods=["GET"])
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -158,10 +194,18 @@ async def start_grpc_server(host: str, add_services: Callable[[Any, str], None])
 def client_argparser(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True, help="agent base URL; the card is read from BASE" + CARD_PATH)
-    parser.add_argument("--scenario", required=True, choices=SCENARIOS)
+    parser.add_argument("--scenario", required=True, choices=SCENARIOS + V10_SCENARIOS)
     parser.add_argument("--transport", choices=("jsonrpc", "rest", "grpc"), default="jsonrpc")
     parser.add_argument("--webhook", default=DEFAULT_WEBHOOK, help="push_crud: webhook URL to register")
+    parser.add_argument("--context", default="", help="list_only: the contextId to list")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
+                        help="a header sent with every request (credentials for a gateway's [auth])")
     return parser
+
+
+def headers_of(args: argparse.Namespace) -> dict[str, str]:
+    """The --header NAME=VALUE options as a dict."""
+    return dict(item.split("=", 1) for item in args.header)
 
 
 ErrorMapper = Callable[[BaseException], dict[str, Any] | None]

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.keys import LIFECYCLE, METRICS
+from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION
 
 CARD = "GET /.well-known/agent-card.json"
 
@@ -16,7 +16,7 @@ async def admin_for(aiohttp_client: Any, gateway: Any) -> Any:
     app = gateway.app
     lc = app[LIFECYCLE]
     return await aiohttp_client(build_admin_app(ProcessStatus(lc.readiness, app[METRICS].render,
-                                                              lambda: lc.handled)))
+                                                              lambda: lc.handled, app[MIGRATION].snapshot)))
 
 
 async def test_readiness_follows_the_upstream_card_and_the_drain(fake_agent_factory, gateway_factory,
@@ -24,7 +24,8 @@ async def test_readiness_follows_the_upstream_card_and_the_drain(fake_agent_fact
     fake = await fake_agent_factory("1.0")
     fake.reply_json(CARD, status=503, raw=b"starting")  # the agent is not up yet
     fake.reply_json(CARD, fake.card)
-    gateway = await gateway_factory(fake.url, upstream__card_retry_seconds=0.2)
+    # no retry of the card's 503 within the fetch (upstream.retry_attempts): the refresher's retry is shown
+    gateway = await gateway_factory(fake.url, upstream__card_retry_seconds=0.2, upstream__retry_attempts=0)
     admin = await admin_for(aiohttp_client, gateway)
 
     assert (await admin.get("/healthz")).status == 200
@@ -40,7 +41,11 @@ async def test_readiness_follows_the_upstream_card_and_the_drain(fake_agent_fact
             break
         await asyncio.sleep(0.05)
     assert resp.status == 200
-    assert await resp.json() == {"ready": True, "reason": "ready"}
+    body = await resp.json()
+    assert (body["ready"], body["reason"]) == (True, "ready")
+    # the details: each interface of the card as the version probe found it
+    assert [(i["claimed"], i["observed"], i["status"]) for i in body["upstream"]["interfaces"]] == [
+        ("1.0", "1.0", "verified")]
 
     gateway.app[LIFECYCLE].draining = True
     resp = await admin.get("/readyz")

@@ -222,7 +222,7 @@ async def test_upstream_failures_end_with_run_error(
     assert events[-1]["code"] == "upstream.http_500"
     events = parse_sse((await _run(client, body(user("go"), run="r2")))[2])
     assert events[-1] == {"type": "RUN_ERROR", "message": "Task not found", "code": "a2a.rpc.-32001"}
-    gone = await gateway_factory("http://127.0.0.1:9", upstream__version="1.0")
+    gone = await gateway_factory("http://127.0.0.1:9", upstream__version="1.0", upstream__retry_attempts=0)
     events = parse_sse((await _run(gone, body(user("go"))))[2])
     assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
     assert events[-1]["code"] == "upstream.unreachable"

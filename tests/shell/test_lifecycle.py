@@ -28,7 +28,7 @@ from gateway.shell.app import build_app, loop_factory
 from gateway.shell.keys import LIFECYCLE, METRICS
 from gateway.shell.lifecycle import Drained, Lifecycle, ListenFailed, Process, keep_static, restart_keys
 from gateway.shell.metrics import PREFIX
-from gateway.shell.relay import PassThrough
+from tests.core.test_passthrough import checked
 from tests.shell.test_metrics import parse, total, value
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,31 +142,6 @@ def test_event_loop_choice() -> None:
 # --- open streams ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
-def test_pass_through_knows_where_events_end_and_cuts_there_when_draining(eol: bytes) -> None:
-    events = [b"data: {\"n\": %d}" % i + eol + b"id: %d" % i + eol + eol for i in range(3)]
-    whole = b"".join(events)
-    for size in (1, 2, 3, 7, len(whole)):
-        relay = PassThrough()
-        assert relay.at_boundary
-        out, boundaries = [], []
-        for i in range(0, len(whole), size):
-            out.append(relay.feed(whole[i:i + size]))
-            boundaries.append(relay.at_boundary)
-        assert b"".join(out) == whole  # untouched
-        assert relay.events_out == 3 and relay.at_boundary
-        ends = {len(events[0]), len(events[0]) + len(events[1]), len(whole)}
-        if eol == b"\r\n":  # after "\r\n\r" the event has ended already: a CR alone ends a line
-            ends |= {e - 1 for e in ends}
-        assert [min(i + size, len(whole)) in ends for i in range(0, len(whole), size)] == boundaries
-
-    relay = PassThrough()
-    assert relay.feed(events[0][:5]) == events[0][:5]
-    relay.stopping = True  # the drain: the rest of this event, nothing after it
-    assert relay.feed(events[0][5:] + events[1]) == events[0][5:]
-    assert relay.at_boundary and relay.feed(events[2]) == b""
-
-
 def _metric(lc: Lifecycle, name: str, **labels: str) -> float:
     return value(parse(lc.metrics.render().decode()), PREFIX + name, **labels)
 
@@ -175,24 +150,21 @@ async def test_a_stream_handle_counts_events_and_stops_at_an_event_boundary() ->
     lc = build_app(load(None, {}, {"upstream.url": "http://127.0.0.1:9", "log.format": "console"}))[LIFECYCLE]
     loop = asyncio.get_running_loop()
     reader = aiohttp.StreamReader(mock.Mock(), 2**16, loop=loop)
-    relay = PassThrough()
+    relay = checked()
     handle = lc.stream(reader, relay, "passthrough")
     assert lc.open_streams == 1 and _metric(lc, "open_streams") == 1
 
-    relay.feed(b"data: 1\n\ndata: 2\n\ndata: 3")  # two whole events and the start of a third
+    relay.feed(b"data: {}\n\ndata: {}\n\ndata: {")  # two whole events and the start of a third
     handle.sync()
     handle.sync()  # counted once
     assert _metric(lc, "sse_events_relayed_total", mode="passthrough") == 2
 
     assert lc.stop_streams() == 1
-    assert handle.stopping and relay.stopping
-    assert reader.exception() is None  # in the middle of an event: the loop finishes it first
-    relay.feed(b"\n\ndata: 4\n\n")
-    handle.sync()
-    assert _metric(lc, "sse_events_relayed_total", mode="passthrough") == 3  # the third, not the fourth
+    assert handle.stopping  # what a checker writes ends with a whole event: the loop is woken at once
+    assert isinstance(reader.exception(), Drained)
 
     late_reader = aiohttp.StreamReader(mock.Mock(), 2**16, loop=loop)
-    late = lc.stream(late_reader, PassThrough(), "passthrough")  # opened during the drain: stopped at once
+    late = lc.stream(late_reader, checked(), "passthrough")  # opened during the drain: stopped at once
     assert late.stopping and isinstance(late_reader.exception(), Drained)
 
     handle.close()
@@ -590,7 +562,8 @@ async def test_a_slow_body_is_answered_408_in_the_callers_shape_and_closed(fake_
 
 async def test_a_request_whose_head_arrived_in_time_is_not_cut_later(fake_agent_factory) -> None:
     fake, process, _ = await _deadline_gateway(fake_agent_factory, header_timeout_seconds=0.4)
-    fake.reply_sse("SendStreamingMessage", [{"task": V10_TASK}, {"task": V10_TASK}], delay=0.8)
+    working = {**V10_TASK, "status": {"state": "TASK_STATE_WORKING"}}  # not terminal: the stream goes on
+    fake.reply_sse("SendStreamingMessage", [{"task": working}, {"task": V10_TASK}], delay=0.8)
     try:
         async with aiohttp.ClientSession() as session, session.post(
                 f"http://127.0.0.1:{process.port}/", json=V10_STREAM, headers={"A2A-Version": "1.0"}) as resp:

@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.core import jsoncodec
 from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER
+from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, PUSH_SENDER
 from gateway.shell.metrics import (
     LATENCY_BUCKETS,
     Metrics,
@@ -57,7 +57,7 @@ async def scrape(aiohttp_client: Any, gateway: Any) -> Samples:
     app = gateway.app
     lc = app[LIFECYCLE]
     admin = await aiohttp_client(build_admin_app(ProcessStatus(lc.readiness, app[METRICS].render,
-                                                               lambda: lc.handled)))
+                                                               lambda: lc.handled, app[MIGRATION].snapshot)))
     resp = await admin.get("/metrics")
     assert resp.status == 200
     assert resp.headers["Content-Type"].startswith("text/plain; version=")
@@ -141,7 +141,8 @@ async def test_upstream_errors_by_kind(fake_agent_factory, gateway_factory, aioh
     fake.reply_delay("SendMessage", 5)
     slow = await gateway_factory(fake.url, upstream__version="1.0", upstream__timeout__total_unary=0.2)
     await _post(slow, V03_SEND)
-    down = await gateway_factory(f"http://127.0.0.1:{unused_tcp_port}", upstream__version="1.0")
+    down = await gateway_factory(f"http://127.0.0.1:{unused_tcp_port}", upstream__version="1.0",
+                                 upstream__retry_backoff_seconds=0.001)
     await _post(down, V03_SEND)
 
     m = await scrape(aiohttp_client, gateway)

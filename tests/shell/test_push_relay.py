@@ -212,7 +212,8 @@ async def test_v03_unknown_shape_fetches_tasks_get(fake_agent_factory, gateway_f
     assert await notify(gw, path, {"taskId": "t1", "progress": 50}, token) == 200
     (hit,) = await hook.wait()
     assert hit.body == {"task": V10_TASK}
-    assert fake.calls("tasks/get")[0].params == {"id": "t1"}
+    # v1.0's absent historyLength is "no limit": a v0.3 agent is asked for every message
+    assert fake.calls("tasks/get")[0].params == {"id": "t1", "historyLength": 2**31 - 1}
 
 
 async def test_answers_the_upstream_before_delivering(fake_agent_factory, gateway_factory,

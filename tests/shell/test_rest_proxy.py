@@ -41,7 +41,8 @@ async def test_v10_rest_client_to_v03_jsonrpc_agent(fake_agent_factory, gateway_
     client = await gateway_factory(fake.url)
     resp = await client.get("/tasks/t1", headers={"A2A-Version": "1.0"})
     assert resp.status == 200 and await resp.json() == TASK_V10
-    assert fake.calls("tasks/get")[0].params == {"id": "t1"}
+    # v1.0's absent historyLength is "no limit": a v0.3 agent is asked for every message
+    assert fake.calls("tasks/get")[0].params == {"id": "t1", "historyLength": 2**31 - 1}
 
 
 async def test_v10_jsonrpc_client_to_v03_rest_agent(fake_agent_factory, gateway_factory) -> None:

@@ -51,6 +51,9 @@ class HeldAgent:
 
         async def rpc(request: web.Request) -> web.StreamResponse:
             call = await request.json()
+            if call["method"] == "GetTask":  # the gateway's version probe
+                return web.json_response({"jsonrpc": "2.0", "id": call["id"],
+                                          "error": {"code": -32001, "message": "Task not found"}})
             if call["method"] == "SendMessage":
                 if self.hold_unary:
                     await self.release.wait()
@@ -155,7 +158,8 @@ async def test_a_full_unary_pool_answers_rest_callers_in_their_shape(held: HeldA
 
 async def test_every_path_gives_its_slot_back(held: HeldAgent) -> None:
     settings = load(None, {}, {"upstream.url": held.url, "limits.max_connections": 1,
-                               "limits.max_stream_connections": 1, "limits.pool_wait_seconds": 0})
+                               "limits.max_stream_connections": 1, "limits.pool_wait_seconds": 0,
+                               "upstream.retry_backoff_seconds": 0.001})  # the refused calls retried at once
     upstream = Upstream(settings.upstream, settings.limits)
     await upstream.start()
     body = jsoncodec.dumpb(V10_SEND)

@@ -19,7 +19,17 @@ RpcId = str | int | None
 Params = JsonObj | list[Any] | None
 
 JSONRPC_VERSION = "2.0"
+JSON_MEDIA_TYPES = frozenset({"application/json", "application/a2a+json"})  # request bodies both bindings read
 DEFAULT_MAX_DEPTH = 100  # nesting bound for a request; well below ujson's 1024 and Python's recursion limit
+
+
+def json_media_type(content_type: str | None) -> bool:
+    """Whether a request's Content-Type announces JSON (parameters such as charset aside; an absent one is
+    taken for JSON, as a bare `curl -d` client sends none that means anything else)."""
+    if not content_type:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media in JSON_MEDIA_TYPES or (media.startswith("application/") and media.endswith("+json"))
 
 
 @dataclass(frozen=True, slots=True)

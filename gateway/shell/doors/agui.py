@@ -27,6 +27,7 @@ from gateway.core.agui.session import Sessions
 from gateway.core.card import Interface
 from gateway.core.errors import (
     ClientTooSlow,
+    EdgeRefusal,
     GatewayError,
     GatewayOverloaded,
     LimitExceeded,
@@ -95,7 +96,7 @@ class AguiCaller:
             body = inputs.InputError(err.http_status, err.code, err.message, err.details).body()
         elif isinstance(err, LimitExceeded):
             return self.error_reply(_Refused(413, "agui.too_large", err.message), quirks)
-        elif isinstance(err, GatewayOverloaded | ClientTooSlow):   # the gateway's own condition, said so
+        elif isinstance(err, GatewayOverloaded | ClientTooSlow | EdgeRefusal):   # the gateway's own condition
             return self.error_reply(_Refused(err.http_status, f"agui.{err.reason.lower()}", err.message), quirks)
         else:
             body = inputs.InputError(500, "agui.internal_error", err.message).body()
@@ -131,7 +132,9 @@ async def _door(ctx: Context) -> web.StreamResponse:
     if key in state.active:
         raise _Refused(409, "agui.thread_busy", f"a run on thread {inp.thread_id!r} is still active")
     state.active.add(key)
+    held = contextlib.ExitStack()
     try:
+        held.enter_context(ctx.stream_slot())   # every run is a stream: the caller's stream slot, before any event
         run = AguiRun(inp, state.sessions.get(key, time.time()), state.options,
                       new_id=lambda: uuid.uuid4().hex, now=time.time)
         door = RunDoor(ctx, run)
@@ -150,6 +153,7 @@ async def _door(ctx: Context) -> web.StreamResponse:
                           run_outcome=door.outcome)
         return door.response
     finally:
+        held.close()
         state.active.discard(key)
 
 
@@ -287,7 +291,8 @@ class RunDoor:
                                  self.run, self)
                 await pump(self.response, resp, relay, heartbeat=self.settings.server.heartbeat_seconds,
                            idle_timeout=self.settings.upstream.timeout.idle_stream, lifecycle=self.ctx.lifecycle,
-                           keepalive=events.PING, hold_seconds=self.settings.agui.settle_seconds)
+                           keepalive=events.PING, hold_seconds=self.settings.agui.settle_seconds,
+                           budget=self.ctx.budget)
                 self.sent += relay.events_out
                 self._ended(relay.last)
                 return

@@ -42,10 +42,11 @@ from gateway.core.notes import Cx, Note
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
 from gateway.shell.headers import upstream_request_headers
-from gateway.shell.keys import LIFECYCLE, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
 from gateway.shell.metrics import Metrics
-from gateway.shell.pipeline import record
+from gateway.shell.migration import Migration
+from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
 from gateway.shell.upstream import Upstream, read_bounded
@@ -66,11 +67,11 @@ class GrpcCall:
     """One gRPC call on its way through the gateway: what the log line and the metrics say of it
     (shell.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
 
-    __slots__ = ("context", "fields", "lifecycle", "metadata", "notes", "outcome", "request_id", "rpc",
-                 "settings", "started")
+    __slots__ = ("context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome", "request_id",
+                 "rpc", "settings", "started")
 
-    def __init__(self, lifecycle: Lifecycle, rpc: Rpc, context: Context) -> None:
-        self.lifecycle, self.rpc, self.context = lifecycle, rpc, context
+    def __init__(self, lifecycle: Lifecycle, migration: Migration, rpc: Rpc, context: Context) -> None:
+        self.lifecycle, self.migration, self.rpc, self.context = lifecycle, migration, rpc, context
         self.settings: Settings = lifecycle.settings
         self.metadata: list[tuple[str, str | bytes]] = list(context.invocation_metadata() or ())
         said = next((v for k, v in self.metadata if k == "x-request-id" and isinstance(v, str)), "")
@@ -87,6 +88,10 @@ class GrpcCall:
     @property
     def version(self) -> Version:
         return self.rpc.version
+
+    def caller_seen(self) -> SeenCaller:
+        headers = CIMultiDict((k, v) for k, v in self.metadata if isinstance(v, str))
+        return SeenCaller(self.migration, headers, self.rpc.version, Binding.GRPC)
 
     def remaining(self, cap: float) -> float:
         """Seconds this call may still take: the caller's deadline, at most `cap`."""
@@ -158,7 +163,7 @@ class GrpcListener:
         """The one boundary of a gRPC call: every GatewayError and every unexpected exception becomes
         the caller's status (the latter with its traceback logged), then the log line and the metrics."""
         clear()
-        call = GrpcCall(self.lifecycle, rpc, context)
+        call = GrpcCall(self.lifecycle, self.app[MIGRATION], rpc, context)
         bind_exchange(request_id=call.request_id, binding=Binding.GRPC.value, route="default",
                       operation=rpc.op.name, client_version=rpc.version, method=rpc.name)
         status: GrpcStatus | None = None
@@ -293,7 +298,7 @@ class GrpcListener:
                 call.outcome = "stream"
                 return b""
             await self._initial(call, resp.headers)
-            relay = exchange.relay(GrpcFrames(call.rpc, exchange.cx),
+            relay = exchange.framed(GrpcFrames(call.rpc, exchange.cx),
                                    max_event_bytes=call.settings.limits.max_sse_event_bytes)
             status = await self._pump(call, resp, relay)
             call.outcome, call.fields["events"] = "stream", relay.events_out
@@ -389,7 +394,7 @@ class GrpcListener:
                 return from_hub_error(step.value, call.version, exchange.cx)
             call.outcome = "ok"
             return _result(call.rpc, step.value, exchange.cx)
-        relay = None if exchange is None else exchange.relay(
+        relay = None if exchange is None else exchange.framed(
             GrpcFrames(call.rpc, exchange.cx), max_event_bytes=settings.limits.max_sse_event_bytes)
 
         def frames_of(message: bytes) -> list[Any]:

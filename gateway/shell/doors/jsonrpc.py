@@ -6,12 +6,16 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.core.bindings import jsonrpc
+from gateway.core.errors import ContentTypeNotSupported, GatewayError
 from gateway.core.exchange import Call
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
 from gateway.core.versions import check_method_version, client_version, method_version, version_declared
+from gateway.shell.compose import forward
 from gateway.shell.pipeline import A2ACaller, Context, read_body, serve
-from gateway.shell.proxy import Raw, forward
+from gateway.shell.proxy import Raw
+
+_WRONG_TYPE = "Incompatible content types: a JSON-RPC request body is application/json"
 
 
 async def handle(request: web.Request) -> web.StreamResponse:
@@ -22,13 +26,21 @@ async def _door(ctx: Context) -> web.StreamResponse:
     caller = ctx.caller
     assert isinstance(caller, A2ACaller)
     body = await read_body(ctx.request, ctx.settings.limits.max_body_bytes)
-    rpc = jsonrpc.parse_request(body)
+    header, query = ctx.request.headers.get("A2A-Version"), ctx.request.query.get("A2A-Version")
+    json_body = jsonrpc.json_media_type(ctx.request.headers.get("Content-Type"))
+    try:
+        rpc = jsonrpc.parse_request(body)
+    except GatewayError:
+        if not json_body and version_declared(header, query) and client_version(header, query) is Version.V10:
+            caller.version = Version.V10
+            raise ContentTypeNotSupported(_WRONG_TYPE) from None
+        raise
     caller.rpc_id = rpc.id
     caller.version = spelled = method_version(rpc.method)   # an error is answered in the method's dialect
-    header, query = ctx.request.headers.get("A2A-Version"), ctx.request.query.get("A2A-Version")
     caller.version = client = check_method_version(spelled, client_version(header, query),
                                                    version_declared(header, query), ctx.settings.server.version_mode)
-    ctx.bind(method=rpc.method, client_version=client)
+    if not json_body and client is Version.V10:   # a v0.3 caller keeps its version's answer (the body decides)
+        raise ContentTypeNotSupported(_WRONG_TYPE)
     op, _ = by_method(rpc.method)
-    ctx.bind(operation=op.name)
+    ctx.bind(method=rpc.method, client_version=client, operation=op.name)
     return await forward(ctx, Call(op, client, Binding.JSONRPC, rpc.params, rpc.id), Raw("POST", "", (), body))

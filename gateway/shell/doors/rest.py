@@ -7,11 +7,14 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.core.bindings import rest
+from gateway.core.bindings.jsonrpc import json_media_type
+from gateway.core.errors import ContentTypeNotSupported
 from gateway.core.exchange import Call
 from gateway.core.types import Binding, Version
 from gateway.core.versions import client_version, version_declared
+from gateway.shell.compose import forward
 from gateway.shell.pipeline import A2ACaller, Context, read_body, serve
-from gateway.shell.proxy import Raw, forward
+from gateway.shell.proxy import Raw
 from gateway.shell.urls import route_path
 
 
@@ -36,6 +39,9 @@ async def _door(ctx: Context) -> web.StreamResponse:
     assert isinstance(caller, A2ACaller)
     caller.version = version = caller_version(request)
     body = await read_body(request, ctx.settings.limits.max_body_bytes)
+    if body and version is Version.V10 and not json_media_type(request.headers.get("Content-Type")):
+        raise ContentTypeNotSupported("Incompatible content types: an HTTP+JSON request body is "
+                                      "application/json or application/a2a+json")
     query = [(k, v) for k, v in request.query.items() if k != "A2A-Version"]
     path = route_path(request)
     call = rest.parse(request.method, path, query, body, version=version)

@@ -40,7 +40,8 @@ _BY_HTTP_STATUS = {400: -32600, 404: -32001, 405: -32004, 409: -32002, 413: -326
                    422: -32602, 500: -32603, 501: -32004, 502: -32006}
 _BY_HTTP_CLASS = {4: -32600, 5: -32603}
 # gRPC status for transport-level HTTP statuses the table does not list
-_GRPC_BY_HTTP = {502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+_GRPC_BY_HTTP = {401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED", 502: "UNAVAILABLE",
+                 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
 
 _STATUS_KEYS, _STATUS_INNER_KEYS = frozenset({"error"}), frozenset({"code", "status", "message", "details"})
 _REST03_KEYS = frozenset({"code", "message", "type", "data", "status", "title", "detail", "error"})

@@ -198,8 +198,9 @@ def own_fault(err: GatewayError) -> tuple[int, str, str, JsonObj | None]:
 
 def gateway_http_status(err: GatewayError, dialect: Dialect, table: StatusTable = "v10") -> int:
     """The table's status for the code, unless the error's hint is a transport status the row does
-    not list (413 too large, 502/504 upstream unreachable), which then wins."""
+    not list (413 too large, 502/504 upstream unreachable) or one the error insists on (a body's media type:
+    415, as S10 §5.4 says, where a2a-python answers 400), which then wins."""
     row = BY_CODE.get(err.jsonrpc_code)
-    if row is None or err.http_status not in (row.http_v10, row.http_py03):
+    if row is None or err.http_status not in (row.http_v10, row.http_py03) or err.transport_status:
         return err.http_status
     return http_status_for(err.jsonrpc_code, dialect, table)

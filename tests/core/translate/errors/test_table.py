@@ -116,10 +116,17 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "EnvelopeTooDeep": (-32600, 413, 413),
     "UnknownFamily": (-32603, 500, 500),
     "ClientTooSlow": (-32600, 408, 408),        # transport status: the hint wins
+    "EdgeRefusal": (-32603, 500, 500),          # the base of the edge's refusals, never raised itself
+    "TaskNotFound": (-32001, 404, 404),
+    "ContentTypeNotSupported": (-32005, 415, 415),  # S10 §5.4's 415 insisted on (a2a-python's row says 400)
 }
-# classes with a code of the gateway's own (JSON-RPC's implementation-defined range) → (code, HTTP status)
-OWN_CODES: dict[str, tuple[int, int]] = {
-    "GatewayOverloaded": (-32099, 503),
+# classes with a code of the gateway's own (JSON-RPC's implementation-defined range) → (code, HTTP status,
+# the v1.0 REST body's gRPC status name)
+OWN_CODES: dict[str, tuple[int, int, str]] = {
+    "GatewayOverloaded": (-32099, 503, "UNAVAILABLE"),
+    "Unauthenticated": (-32098, 401, "UNAUTHENTICATED"),
+    "PermissionDenied": (-32097, 403, "PERMISSION_DENIED"),
+    "RateLimited": (-32096, 429, "RESOURCE_EXHAUSTED"),
 }
 
 
@@ -130,13 +137,13 @@ def test_every_gateway_error_has_an_expectation() -> None:
 @pytest.mark.parametrize("name", sorted(OWN_CODES))
 def test_builders_for_the_gateways_own_codes(name: str) -> None:
     err = getattr(gw, name)()
-    code, http = OWN_CODES[name]
+    code, http, grpc = OWN_CODES[name]
     info = te.error_info(err.reason)
     assert te.jsonrpc_error(err, V10) == {"code": code, "message": err.message, "data": [info]}
     assert te.jsonrpc_error(err, V03RPC) == te.jsonrpc_error(err, V03REST) == {"code": code, "message": err.message}
     status, body = te.rest_error(err, V10)
     assert status == http == body["error"]["code"] and body["error"]["details"] == [info]
-    assert body["error"]["status"] == "UNAVAILABLE"
+    assert body["error"]["status"] == grpc
     for table in ("v10", "py03"):
         assert te.rest_error(err, V03REST, table) == (http, {"code": code, "message": err.message})  # type: ignore[arg-type]
 

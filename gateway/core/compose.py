@@ -1,0 +1,254 @@
+"""v1.0 behaviour a v0.3 agent lacks, composed from the v0.3 operations it has: the task records the gateway
+keeps of what it saw pass (who may list them), ListTasks answered from them, SubscribeToTask's refusals, and
+a push config picked by id. Pure rules: the shell stores the records and makes the calls."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from gateway.core import jsoncodec
+from gateway.core.dialects import STATE_ALIASES_V10, TERMINAL_V10, V10_STATE_BY_NUMBER
+from gateway.core.errors import GatewayError, TaskNotFound, TranslationError, UnsupportedOperation
+from gateway.core.types import JsonObj
+
+__all__ = [
+    "CREDENTIAL_HEADERS",
+    "NO_HISTORY_LIMIT",
+    "ListQuery",
+    "TaskRecord",
+    "caller_scope",
+    "list_page",
+    "list_query",
+    "listed_task",
+    "pick_config",
+    "records_in",
+    "subscribe_refusal",
+    "timestamp_key",
+]
+
+CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "cookie")
+"""The request headers whose values decide the caller's scope (hashed: the credentials are never kept)."""
+NO_HISTORY_LIMIT = 2**31 - 1   # asked of a v0.3 agent for "every message" (some return none when unasked)
+DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 50, 100   # P10 ListTasksRequest.page_size
+
+_UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """What the gateway remembers of one task it saw: enough to filter, order and scope a listing."""
+
+    id: str
+    context_id: str
+    state: str           # the v1.0 state name
+    timestamp: float     # the status timestamp (or when the gateway saw it), seconds since the epoch
+    scope: str           # caller_scope() of the request it came with
+
+    def to_json(self) -> JsonObj:
+        return {"id": self.id, "contextId": self.context_id, "state": self.state, "ts": self.timestamp,
+                "scope": self.scope}
+
+    @classmethod
+    def from_json(cls, value: Any) -> TaskRecord | None:
+        """A stored record read back (None when it is not one: a store written by something else)."""
+        if not isinstance(value, dict):
+            return None
+        task_id, context, state, ts, scope = (value.get(k) for k in ("id", "contextId", "state", "ts", "scope"))
+        if type(task_id) is not str or type(context) is not str or type(state) is not str \
+                or type(scope) is not str or type(ts) not in (int, float):
+            return None
+        return cls(task_id, context, state, float(ts or 0), scope)
+
+
+def caller_scope(headers: Iterable[tuple[str, str]]) -> str:
+    """Who may list a task: a digest of the request's credential headers (the same credentials, the same
+    scope; none at all is the anonymous scope). The credentials themselves are never kept."""
+    digest = hashlib.sha256()
+    for name, value in sorted((n.lower(), v) for n, v in headers if n.lower() in CREDENTIAL_HEADERS):
+        digest.update(f"{name}\0{value}\0".encode())
+    return digest.hexdigest()[:32]
+
+
+def timestamp_key(value: Any) -> float | None:
+    """An ISO 8601 timestamp (ProtoJSON Timestamp: `Z` or an offset, up to nanoseconds) as epoch seconds."""
+    if type(value) is not str or not value:
+        return None
+    text = _FRACTION.sub(r"\1", value.strip()).replace("z", "Z")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def _state(value: Any) -> str | None:
+    if type(value) is int:
+        return V10_STATE_BY_NUMBER.get(value)
+    if type(value) is str:
+        return STATE_ALIASES_V10.get(value, value)
+    return None
+
+
+def records_in(value: Any, *, scope: str, seen_at: float) -> list[TaskRecord]:
+    """The tasks a v1.0 result or stream item shows: a Task, `{task}` (SendMessage, StreamResponse) or a
+    `{statusUpdate}`; a Message or anything else shows none. `seen_at` stands in for a missing timestamp."""
+    if not isinstance(value, dict):
+        return []
+    if isinstance(value.get("task"), dict):
+        value = value["task"]
+    elif isinstance(value.get("statusUpdate"), dict):
+        update = value["statusUpdate"]
+        value = {"id": update.get("taskId"), "contextId": update.get("contextId"), "status": update.get("status")}
+    task_id, status = value.get("id"), value.get("status")
+    if type(task_id) is not str or not task_id or not isinstance(status, dict):
+        return []
+    state = _state(status.get("state")) or _UNSPECIFIED
+    context = value.get("contextId")
+    ts = timestamp_key(status.get("timestamp"))
+    return [TaskRecord(task_id, context if type(context) is str else "", state, seen_at if ts is None else ts,
+                       scope)]
+
+
+# ---- ListTasks --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """A v1.0 ListTasksRequest, read and checked."""
+
+    context_id: str = ""
+    status: str = ""                   # "" : any state
+    after: float | None = None         # statusTimestampAfter (inclusive), epoch seconds
+    page_size: int = DEFAULT_PAGE_SIZE
+    cursor: tuple[float, str] | None = None
+    history_length: int | None = None
+    include_artifacts: bool = False
+
+
+_ALIASES = {"context_id": "contextId", "page_size": "pageSize", "page_token": "pageToken",
+            "history_length": "historyLength", "status_timestamp_after": "statusTimestampAfter",
+            "include_artifacts": "includeArtifacts"}   # ProtoJSON parsers accept the proto field names
+
+
+def list_query(params: Any) -> ListQuery:
+    """The ListTasks params of a v1.0 caller (JSON names or proto field names, enums by name or number);
+    TranslationError (-32602) for a value out of the spec's bounds."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise TranslationError("$.params", "expected an object")
+    p: JsonObj = {_ALIASES.get(str(k), str(k)): v for k, v in params.items()}
+    context = p.get("contextId") or ""
+    if type(context) is not str:
+        raise TranslationError("$.params.contextId", "expected a string")
+    status = _state(p.get("status")) if p.get("status") is not None else _UNSPECIFIED
+    if status is None or status not in V10_STATE_BY_NUMBER.values():
+        raise TranslationError("$.params.status", f"unknown task state {p.get('status')!r}")
+    size = _int(p, "pageSize", DEFAULT_PAGE_SIZE)
+    if not 1 <= size <= MAX_PAGE_SIZE:
+        raise TranslationError("$.params.pageSize", f"pageSize must be between 1 and {MAX_PAGE_SIZE}")
+    history = _int(p, "historyLength", None)
+    if history is not None and history < 0:
+        raise TranslationError("$.params.historyLength", "historyLength must not be negative")
+    after = None
+    if p.get("statusTimestampAfter") not in (None, ""):
+        after = timestamp_key(p["statusTimestampAfter"])
+        if after is None:
+            raise TranslationError("$.params.statusTimestampAfter", "expected an ISO 8601 timestamp")
+    artifacts = p.get("includeArtifacts", False)
+    if type(artifacts) is not bool:
+        raise TranslationError("$.params.includeArtifacts", "expected a boolean")
+    return ListQuery(context, "" if status == _UNSPECIFIED else status, after, size,
+                     _cursor(p.get("pageToken")), history, artifacts)
+
+
+def _int(params: JsonObj, key: str, default: int | None) -> Any:
+    value = params.get(key)
+    if value is None:
+        return default
+    if type(value) is str and re.fullmatch(r"-?\d{1,10}", value):   # ProtoJSON int32 may be a string
+        value = int(value)
+    if type(value) is not int:
+        raise TranslationError(f"$.params.{key}", "expected an integer")
+    return value
+
+
+def _token(cursor: tuple[float, str]) -> str:
+    return base64.urlsafe_b64encode(jsoncodec.dumpb(list(cursor))).decode().rstrip("=")
+
+
+def _cursor(token: Any) -> tuple[float, str] | None:
+    """A pageToken this gateway issued: the (timestamp, id) of the last task of the previous page."""
+    if token in (None, ""):
+        return None
+    try:
+        if type(token) is not str:
+            raise ValueError
+        value = jsoncodec.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        ts, task_id = value
+        if type(ts) not in (int, float) or type(task_id) is not str:
+            raise ValueError
+        return float(ts), task_id
+    except (ValueError, TypeError, binascii.Error, GatewayError):
+        raise TranslationError("$.params.pageToken", "invalid pageToken") from None
+
+
+def list_page(records: Iterable[TaskRecord], query: ListQuery, scope: str) -> tuple[list[TaskRecord], str, int]:
+    """The page of the caller's records the query selects, most recently updated first (S10 §3.1.4), with
+    the next page's token ("" on the last page) and the number of matching records."""
+    found = sorted((r for r in records if r.scope == scope
+                    and (not query.context_id or r.context_id == query.context_id)
+                    and (not query.status or r.state == query.status)
+                    and (query.after is None or r.timestamp >= query.after)),
+                   key=lambda r: (r.timestamp, r.id), reverse=True)
+    start = 0
+    if query.cursor is not None:
+        start = next((i for i, r in enumerate(found) if (r.timestamp, r.id) < query.cursor), len(found))
+    page = found[start:start + query.page_size]
+    more = start + query.page_size < len(found)
+    return page, _token((page[-1].timestamp, page[-1].id)) if more and page else "", len(found)
+
+
+def listed_task(task: JsonObj, query: ListQuery) -> JsonObj | None:
+    """A refreshed task as ListTasks returns it (artifacts only when asked, history cut to the limit), or
+    None when the refresh shows it no longer matches the query's filters."""
+    state = _state(task.get("status", {}).get("state")) if isinstance(task.get("status"), dict) else None
+    if query.status and state != query.status:
+        return None
+    out = dict(task)
+    if not query.include_artifacts:
+        out.pop("artifacts", None)
+    if query.history_length is not None and isinstance(out.get("history"), list):
+        if query.history_length == 0:
+            del out["history"]
+        else:
+            out["history"] = out["history"][-query.history_length:]
+    return out
+
+
+# ---- SubscribeToTask, push config get ------------------------------------------------------------------
+
+def subscribe_refusal(task: Any, task_id: str) -> GatewayError | None:
+    """The v1.0 error a subscription to this task gets (P10 SubscribeToTask: UnsupportedOperation for a
+    terminal task), None when it may go ahead. `task` is the v1.0 Task GetTask answered (None: not found)."""
+    if not isinstance(task, dict):
+        return TaskNotFound(f"Task {task_id} not found")
+    status = task.get("status")
+    state = _state(status.get("state")) if isinstance(status, dict) else None
+    if state in TERMINAL_V10:
+        return UnsupportedOperation(f"Task {task_id} is in a terminal state ({state}): nothing to subscribe to")
+    return None
+
+
+def pick_config(configs: Iterable[Any], config_id: str) -> JsonObj | None:
+    """The config of a list whose id is the one asked for; None when there is none (never another one)."""
+    return next((c for c in configs if isinstance(c, dict) and c.get("id") == config_id), None)

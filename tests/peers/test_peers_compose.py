@@ -1,0 +1,97 @@
+"""Real a2a-sdk 1.x clients in native v1.0 mode through the gateway to a real a2a-sdk 0.3 agent, on the v1.0
+behaviour the gateway composes for it: ListTasks from the task index (embedded, and Redis shared by two
+gateway replicas: a task created through one is listed by the other), a terminal task's subscription
+refused, historyLength kept, a push config got by its id."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.peers.gateway import Gateway, run_gateway
+from tests.peers.harness import Agent, agent_fixture, run_client
+from tests.peers.test_peers_direct import Result, expect_error
+from tests.peers.webhook import WebhookReceiver
+from tests.redis_server import needs_redis, redis_server
+
+pytestmark = pytest.mark.peers
+
+agent_v03 = agent_fixture("v03")
+TRANSPORTS = ["jsonrpc", "rest"]
+
+
+@pytest.fixture(scope="module")
+def gateway(agent_v03: Agent) -> Iterator[Gateway]:
+    with run_gateway(agent_v03.base_url) as gw:
+        yield gw
+
+
+@pytest.fixture(scope="module")
+def replicas(agent_v03: Agent) -> Iterator[tuple[Gateway, Gateway]]:
+    """Two gateways in front of the same agent sharing one Redis, as two replicas of a deployment would."""
+    if needs_redis.args[0]:
+        pytest.skip(needs_redis.kwargs["reason"])
+    with redis_server() as url:
+        # the one setting beyond the defaults: replicas share the index only through a store they share
+        env = {"A2A_GATEWAY_TASK_INDEX_STORE": "redis", "A2A_GATEWAY_TASK_INDEX_REDIS_URL": url}
+        with run_gateway(agent_v03.base_url, env=env) as one, run_gateway(agent_v03.base_url, env=env) as two:
+            yield one, two
+
+
+def _client(gw: Gateway, scenario: str, transport: str, **kw: Any) -> Result:
+    result = run_client("v10", gw.base_url, scenario, transport=transport, **kw)  # type: ignore[arg-type]
+    result["_log"] = gw.log()[-4000:]
+    return result
+
+
+def check_list_tasks(r: Result) -> None:
+    assert r["ok"], r
+    newest_first = r["created"][::-1]
+    assert r["listed"] == newest_first and r["total"] == 2 and r["page_size"] == 50 and r["next_token"] == "", r
+    assert r["artifacts_unasked"] == [0, 0], r   # includeArtifacts false: omitted
+    assert r["pages"] == [[newest_first[0]], [newest_first[1]]] and r["last_token"] == "", r
+    assert sorted(r["completed"]) == sorted(r["created"]) and r["working"] == [], r
+    assert r["history_lengths"] == [1, 1] and all(n >= 1 for n in r["artifacts_asked"]), r
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_list_tasks_with_the_embedded_index(gateway: Gateway, transport: str) -> None:
+    check_list_tasks(_client(gateway, "list_tasks", transport))
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_list_tasks_with_redis_across_replicas(replicas: tuple[Gateway, Gateway], transport: str) -> None:
+    one, two = replicas
+    made = _client(one, "list_tasks", transport)
+    check_list_tasks(made)
+    seen = _client(two, "list_only", transport, context=made["context"])
+    assert seen["ok"] and seen["listed"] == made["created"][::-1], seen
+    assert seen["states"] == ["completed", "completed"], seen
+    other = _client(two, "list_only", transport, context="ctx-nobody-used")
+    assert other["ok"] and other["listed"] == [], other
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_subscribing_to_a_finished_task_is_refused(gateway: Gateway, transport: str) -> None:
+    expect_error(_client(gateway, "subscribe_finished", transport), "v10", transport, code=-32004, http_status=400)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_history_length_is_kept(gateway: Gateway, transport: str) -> None:
+    r = _client(gateway, "get_task_history", transport)
+    assert r["ok"], r
+    assert r["history"]["1"] == 1 and r["history"]["0"] == 0 and r["history"]["None"] >= 2, r
+
+
+@pytest.fixture
+def webhook() -> Iterator[WebhookReceiver]:
+    with WebhookReceiver() as receiver:
+        yield receiver
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_push_config_got_by_its_id(gateway: Gateway, transport: str, webhook: WebhookReceiver) -> None:
+    r = _client(gateway, "push_get_by_id", transport, webhook=webhook.url)
+    assert r["ok"] and r["got"] == {"cfg-a": "cfg-a", "cfg-b": "cfg-b"}, r

@@ -1,0 +1,168 @@
+"""shell.compose end to end over loopback, v1.0 clients in front of scripted v0.3 agents: ListTasks from the
+task index (scoped, refreshed by GetTask, paged), SubscribeToTask composed (Task first, terminal and unknown
+tasks refused), a push config got by id checked, and the content-type rule of both doors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.core import jsoncodec
+
+V10 = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+ALICE, BOB = {"Authorization": "Bearer alice"}, {"Authorization": "Bearer bob"}
+
+
+def v03_task(task_id: str, state: str = "working", history: int = 0, context: str = "c1") -> dict[str, Any]:
+    task: dict[str, Any] = {"kind": "task", "id": task_id, "contextId": context, "status": {"state": state}}
+    if history:
+        task["history"] = [{"kind": "message", "messageId": f"m{i}", "role": "user",
+                            "parts": [{"kind": "text", "text": str(i)}]} for i in range(history)]
+    task["artifacts"] = [{"artifactId": "a1", "parts": [{"kind": "text", "text": "out"}]}]
+    return task
+
+
+def send(text: str = "hi") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m", "role": "ROLE_USER", "parts": [{"text": text}]}}}
+
+
+async def rpc(client: Any, payload: dict[str, Any], **headers: str) -> Any:
+    resp = await client.post("/", data=jsoncodec.dumpb(payload), headers={**V10, **headers})
+    assert resp.status == 200
+    return await resp.json()
+
+
+def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 9, "method": method, "params": params}
+
+
+def sse_items(body: bytes) -> list[Any]:
+    return [jsoncodec.loads(line[5:]) for line in body.split(b"\n") if line.startswith(b"data:")]
+
+
+async def test_list_tasks_answers_from_what_the_gateway_saw(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("message/send", v03_task("t1")).reply_json("message/send", v03_task("t2"))
+    fake.reply_json("message/send", v03_task("t3"))
+    client = await gateway_factory(fake.url)
+    await rpc(client, send(), **ALICE)
+    await rpc(client, send(), **BOB)
+    await rpc(client, send(), **BOB)
+    fake.reply_json("tasks/get", v03_task("t1", "completed", history=3))
+    body = await rpc(client, call("ListTasks", {"historyLength": 1}), **ALICE)
+    result = body["result"]
+    assert [t["id"] for t in result["tasks"]] == ["t1"]
+    assert result["nextPageToken"] == "" and result["pageSize"] == 50 and result["totalSize"] == 1
+    task = result["tasks"][0]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"   # refreshed by GetTask
+    assert "artifacts" not in task and len(task["history"]) == 1   # asked without artifacts, history cut
+    (refresh,) = fake.calls("tasks/get")
+    assert refresh.params == {"id": "t1", "historyLength": 1}
+    assert refresh.headers["Authorization"] == "Bearer alice"   # with the caller's own credentials
+    bob = await rpc(client, call("ListTasks", {}), **BOB)
+    assert bob["result"]["totalSize"] == 2 and len(bob["result"]["tasks"]) == 2
+    nobody = await rpc(client, call("ListTasks", {}))
+    assert nobody["result"] == {"tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0}
+
+
+async def test_list_tasks_filters_pages_and_forgets_over_rest(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    for i in range(3):
+        fake.reply_json("message/send", v03_task(f"t{i}", "completed", context=f"c{i % 2}"))
+    client = await gateway_factory(fake.url)
+    for _ in range(3):
+        await rpc(client, send())
+    fake.reply_json("tasks/get", v03_task("t0", "completed", context="c0"))
+    resp = await client.get("/tasks", params={"contextId": "c0", "pageSize": "1", "includeArtifacts": "true"},
+                            headers={"A2A-Version": "1.0"})
+    assert resp.status == 200, await resp.text()
+    first = await resp.json()
+    assert len(first["tasks"]) == 1 and first["nextPageToken"] and first["totalSize"] == 2
+    assert first["tasks"][0]["artifacts"]
+    fake.reply_json("tasks/get", error={"code": -32001, "message": "Task not found"})
+    resp = await client.get("/tasks", params={"contextId": "c0", "pageSize": "1", "pageToken": first["nextPageToken"]},
+                            headers={"A2A-Version": "1.0"})
+    second = await resp.json()
+    assert second["tasks"] == [] and second["nextPageToken"] == ""   # the agent forgot it: not listed
+    resp = await client.get("/tasks", params={"pageSize": "0"}, headers={"A2A-Version": "1.0"})
+    assert resp.status == 400 and (await resp.json())["error"]["details"][0]["reason"] == "INVALID_PARAMS"
+
+
+async def test_subscribe_opens_with_the_task_and_ends_at_the_terminal_state(fake_agent_factory,
+                                                                           gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("tasks/get", v03_task("t1", history=2))
+    update = {"kind": "status-update", "taskId": "t1", "contextId": "c1", "final": False,
+              "status": {"state": "working"}}
+    done = {**update, "final": True, "status": {"state": "completed"}}
+    fake.reply_sse("tasks/resubscribe", [update, done, update], then="hang")
+    client = await gateway_factory(fake.url)
+    resp = await client.post("/", data=jsoncodec.dumpb(call("SubscribeToTask", {"id": "t1"})), headers=V10)
+    assert resp.status == 200 and resp.content_type == "text/event-stream"
+    items = [e["result"] for e in sse_items(await resp.read())]
+    assert list(items[0]) == ["task"] and len(items[0]["task"]["history"]) == 2   # GetTask's Task first
+    assert [list(i) for i in items[1:]] == [["statusUpdate"], ["statusUpdate"]]
+    assert items[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"   # and nothing after it
+    listed = await rpc(client, call("ListTasks", {}))
+    assert [t["id"] for t in listed["result"]["tasks"]] == ["t1"]   # seen while subscribing
+
+
+async def test_subscribe_refusals(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("tasks/get", v03_task("t1", "completed")).reply_json("tasks/get", v03_task("t1", "completed"))
+    fake.reply_json("tasks/get", error={"code": -32001, "message": "Task not found"})
+    client = await gateway_factory(fake.url)
+    body = await rpc(client, call("SubscribeToTask", {"id": "t1"}))
+    assert body["id"] == 9 and body["error"]["code"] == -32004   # terminal: UnsupportedOperation
+    resp = await client.get("/tasks/t1:subscribe", headers={"A2A-Version": "1.0"})
+    assert resp.status == 400 and (await resp.json())["error"]["details"][0]["reason"] == "UNSUPPORTED_OPERATION"
+    body = await rpc(client, call("SubscribeToTask", {"id": "nope"}))
+    assert body["error"]["code"] == -32001
+    assert not fake.calls("tasks/resubscribe")
+
+
+async def test_subscribe_without_live_events_sends_the_task_and_closes(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("tasks/get", v03_task("t1", "input-required"))
+    fake.reply_json("tasks/resubscribe", error={"code": -32001, "message": "Task not found"})
+    client = await gateway_factory(fake.url)
+    resp = await client.post("/", data=jsoncodec.dumpb(call("SubscribeToTask", {"id": "t1"})), headers=V10)
+    items = sse_items(await resp.read())
+    assert [i["result"]["task"]["status"]["state"] for i in items] == ["TASK_STATE_INPUT_REQUIRED"]
+    assert len(fake.calls("tasks/get")) == 2   # read again after the refusal: the Task as it is now
+
+
+def v03_config(config_id: str) -> dict[str, Any]:
+    return {"taskId": "t1", "pushNotificationConfig": {"id": config_id, "url": f"https://hooks.example/{config_id}"}}
+
+
+async def test_push_config_get_never_answers_another_config(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("tasks/pushNotificationConfig/get", v03_config("first"))
+    fake.reply_json("tasks/pushNotificationConfig/list", [v03_config("first"), v03_config("second")])
+    client = await gateway_factory(fake.url, push__enabled=False)
+    body = await rpc(client, call("GetTaskPushNotificationConfig", {"taskId": "t1", "id": "second"}))
+    assert body["result"]["id"] == "second" and body["result"]["url"] == "https://hooks.example/second"
+    body = await rpc(client, call("GetTaskPushNotificationConfig", {"taskId": "t1", "id": "first"}))
+    assert body["result"]["id"] == "first"
+    body = await rpc(client, call("GetTaskPushNotificationConfig", {"taskId": "t1", "id": "third"}))
+    assert body["error"]["code"] == -32001 and "third" in body["error"]["message"]
+
+
+async def test_wrong_content_type(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("message/send", v03_task("t1"))
+    client = await gateway_factory(fake.url)
+    for data in (jsoncodec.dumpb(send()), b"<xml/>"):
+        resp = await client.post("/", data=data, headers={**V10, "Content-Type": "text/plain"})
+        body = await resp.json()
+        assert body["error"]["code"] == -32005 and "content type" in body["error"]["message"].lower()
+    v03 = {"jsonrpc": "2.0", "id": 2, "method": "message/send", "params": {"message": {
+        "kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}
+    resp = await client.post("/", data=jsoncodec.dumpb(v03), headers={"Content-Type": "text/plain"})
+    assert (await resp.json())["result"]["id"] == "t1"   # a v0.3 caller keeps its version's answer
+    resp = await client.post("/message:send", data=jsoncodec.dumpb(send()["params"]),
+                             headers={"A2A-Version": "1.0", "Content-Type": "text/plain"})
+    assert resp.status == 415
+    assert (await resp.json())["error"]["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+    assert len(fake.calls("message/send")) == 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp import web
@@ -36,6 +36,9 @@ from gateway.shell.relay import Relay, pump, start_stream
 from gateway.shell.task_index import remember
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import grpc_target, public_base
+
+if TYPE_CHECKING:
+    from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
 __all__ = ["PROTO_BYTES", "Raw", "forward", "rest_bytes_of_client", "upstream_headers"]
 
@@ -313,25 +316,35 @@ async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamRe
                 ctx.outcome = "error" if step.reply.error else "ok"
                 return respond(step.reply, _grpc_headers(reply.initial, client))
             out = step.request
+    relay = exchange.stream(max_event_bytes=settings.limits.max_sse_event_bytes)
     async with channels.stream(iface.url, out.path, out.body or b"", metadata, timeout=None) as call:
-        head = await call.head(settings.upstream.timeout.first_byte)
-        relay = exchange.stream(max_event_bytes=settings.limits.max_sse_event_bytes)
-        stream: web.StreamResponse | None = None
-        async for message in call.messages(settings.upstream.timeout.idle_stream):
-            stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
-            await stream.write(relay.feed_item(exchange.grpc_item(message)))
-            if relay.done:
-                break
-        if stream is None and call.status is not None:  # refused before the first event: a plain reply
-            step = exchange.client_grpc_reply(call.status)
-            assert isinstance(step, Done)
-            ctx.outcome = "rejected"
-            return respond(step.reply, _grpc_headers(head, client))
+        handle = ctx.lifecycle.stream(call, relay, "translated")   # the drain cancels the agent's call
+        try:
+            return await _grpc_stream(ctx, exchange, call, relay)
+        finally:
+            handle.close()
+
+
+async def _grpc_stream(ctx: Context, exchange: Exchange, call: GrpcStream, relay: Any) -> web.StreamResponse:
+    """A gRPC agent's stream as the HTTP caller's SSE: a refusal before the first message is a plain reply."""
+    settings, client = ctx.settings, exchange.call.version
+    head = await call.head(settings.upstream.timeout.first_byte)
+    stream: web.StreamResponse | None = None
+    async for message in call.messages(settings.upstream.timeout.idle_stream):
         stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
-        await stream.write(relay.close() if call.status is None else relay.error(exchange.grpc_error(call.status)))
-        await stream.write_eof()
-        ctx.outcome, ctx.fields["events"] = "stream", relay.events_out
-        return stream
+        await stream.write(relay.feed_item(exchange.grpc_item(message)))
+        if relay.done:
+            break
+    if stream is None and call.status is not None:  # refused before the first event: a plain reply
+        step = exchange.client_grpc_reply(call.status)
+        assert isinstance(step, Done)
+        ctx.outcome = "rejected"
+        return respond(step.reply, _grpc_headers(head, client))
+    stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
+    await stream.write(relay.close() if call.status is None else relay.error(exchange.grpc_error(call.status)))
+    await stream.write_eof()
+    ctx.outcome, ctx.fields["events"] = "stream", relay.events_out
+    return stream
 
 
 def _grpc_headers(metadata: Any, client: Version) -> CIMultiDict[str]:

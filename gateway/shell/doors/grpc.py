@@ -41,6 +41,7 @@ from gateway.core.exchange import Again, Call, Exchange
 from gateway.core.notes import Cx, Note
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
+from gateway.shell.channels import GrpcStream
 from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
@@ -401,27 +402,41 @@ class GrpcListener:
             if relay is None or exchange is None:
                 return [message]
             return relay.feed_item(exchange.grpc_item(message))
-        events = 0
         async with channels.stream(iface.url, path, request, metadata, timeout=call.context.time_remaining()) as stream:
-            await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
-            async for message in stream.messages(settings.upstream.timeout.idle_stream):
-                for frame in frames_of(message):
-                    if isinstance(frame, GrpcStatus):
-                        return frame
-                    await call.context.write(frame)
-                    events += 1
-                if relay is not None and relay.done:
-                    break
-            self._agent_trailer(call, stream.trailing)
-            call.outcome, call.fields["events"] = "stream", events
-            if relay is None or exchange is None:
-                return stream.status if stream.status is not None else b""
-            ending = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
-            for frame in ending:
+            # the drain cancels the agent's call and ends the caller's cleanly, as the HTTP relay does
+            handle = self.lifecycle.stream(stream, stream if relay is None else relay,
+                                           "passthrough" if relay is None else "translated")
+            try:
+                return await self._grpc_agent_stream(call, stream, relay, frames_of, exchange)
+            finally:
+                handle.close()
+
+    async def _grpc_agent_stream(self, call: GrpcCall, stream: GrpcStream, relay: Any,
+                                 frames_of: Callable[[bytes], list[Any]],
+                                 exchange: Exchange | None) -> bytes | GrpcStatus:
+        """A gRPC agent's stream to the caller: each message (passed through, or its relay's frames), the
+        agent's trailer, then its status (or the relay's ending)."""
+        settings = call.settings
+        events = 0
+        await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
+        async for message in stream.messages(settings.upstream.timeout.idle_stream):
+            for frame in frames_of(message):
                 if isinstance(frame, GrpcStatus):
                     return frame
                 await call.context.write(frame)
-            return b""
+                events += 1
+            if relay is not None and relay.done:
+                break
+        self._agent_trailer(call, stream.trailing)
+        call.outcome, call.fields["events"] = "stream", events
+        if relay is None or exchange is None:
+            return stream.status if stream.status is not None else b""
+        ending = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
+        for frame in ending:
+            if isinstance(frame, GrpcStatus):
+                return frame
+            await call.context.write(frame)
+        return b""
 
 
 def _url(iface: Interface, path: str) -> str:

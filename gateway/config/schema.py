@@ -275,8 +275,9 @@ SECTIONS: dict[str, str] = {
     "agent card then lists it (v1.0 `protocolBinding` GRPC, v0.3 `additionalInterfaces` transport GRPC). "
     "With `[[routes]]` it serves no route (gRPC has no path prefix): the check refuses that combination.",
     "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
-    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
-    "/workers (the worker processes). It is never served on the main listener.",
+    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text), "
+    "/workers (the worker processes), /migration (who still speaks v0.3, as JSON) and / (the same as an "
+    "HTML page). It is never served on the main listener.",
     "migration": "Gradual migration from A2A 0.3 to 1.0: who still speaks v0.3 (the admin listener's "
     "GET /migration and its page), and what v0.3 clients are told: the `Deprecation` (RFC 9745), `Sunset` "
     "(RFC 8594) and `Link rel=\"deprecation\"` headers on every reply to a v0.3 client, and past the cut-off "

@@ -143,6 +143,10 @@ class Exchange:
                     and isinstance(up, dict) and self.op.history[0] not in up:
                 # an absent limit is "no limit" in v1.0 (S10 §3.2.4); some v0.3 agents send no history unasked
                 up[self.op.history[0]] = NO_HISTORY_LIMIT
+        elif self.op.history is not None and isinstance(params, dict):
+            # a v0.3 caller's positive limit holds too, whatever the agent does (its 0 means "all": no limit)
+            hist = _at(params, self.op.history)
+            self._history = hist if type(hist) is int and hist > 0 else None
         return self._outgoing(up)
 
     @property

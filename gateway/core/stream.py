@@ -357,18 +357,48 @@ class StreamRelay(Generic[F, Out]):
             self.tracked[str(task.get("id", ""))] = hub
         return self._frames.join(out)
 
+    def emit(self, hub: JsonObj) -> Out:
+        """A v1.0 item the shell composed (a change GetTask showed once the agent's own stream was over),
+        framed for the client, whether or not the agent's stream is done."""
+        item = hub if self.client is V10 else translate("stream_response", hub, src=V10, dst=self.client,
+                                                        cx=self.cx, at="$.composed")
+        self.events_out += 1
+        if self.track:
+            member, payload = member_of(hub, "$.composed")
+            self.tracked[str(payload.get("id" if member == "task" else "taskId", ""))] = hub
+        return self._frames.join([self._frames.item(item)])
+
     def close(self) -> Out:
-        """Upstream EOF: an unterminated event is dropped (WHATWG); a held event goes out as the final one."""
+        """Upstream EOF. An event without its last blank line is relayed when its data is whole JSON (a clean
+        end that left the blank line out); an event cut short is dropped (noted) and, as the client must not
+        take a cut stream for a whole one, answered with one error frame. A held event goes out as the
+        final one."""
         out: list[F] = []
         if self._done:
             return self._frames.join(out)
-        if self._parser.buffered_bytes:
-            self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]",
-                         "the upstream closed inside an event")
+        if self._parser.buffered_bytes and self._last_event(out):
+            return self._frames.join(out)
         self._parser.close()
         self._done = True
         self._flush_held(out, final=True)
         return self._frames.join(out)
+
+    def _last_event(self, out: list[F]) -> bool:
+        """The event the upstream left without its blank line: relayed if whole, else the cut's error;
+        whether that ended the stream."""
+        items: list[SseComment | SseEvent] = []
+        try:
+            self._parser.feed_into(b"\n\n", items)
+            whole = [item for item in items if isinstance(item, SseEvent)]
+            for event in whole:
+                jsoncodec.loads_reencoded(event.data)
+        except GatewayError:
+            whole = []
+        if whole:
+            return self._items(items, out)
+        self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]", "the upstream closed inside an event")
+        self._fail_into(out, StreamError("the agent's stream ended in the middle of an event"))
+        return True
 
     def release(self) -> Out:
         """The look-ahead timer fired: the held event goes out with `final: false`."""
@@ -431,8 +461,8 @@ class StreamRelay(Generic[F, Out]):
 
     def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """Decide one event, leaving the relay's state alone: (frames to write, item to hold, done)."""
-        try:
-            value = jsoncodec.loads(event.data)
+        try:  # the parse alone: the event is written again (jsoncodec's rule for that)
+            value = jsoncodec.loads_reencoded(event.data)
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
         if self.upstream_binding is JSONRPC:

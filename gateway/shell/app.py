@@ -34,7 +34,7 @@ from gateway.shell.keys import (
 )
 from gateway.shell.lifecycle import Lifecycle, Listener, Process
 from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
-from gateway.shell.migration import Migration
+from gateway.shell.migration import Migration, flush_forever
 from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
 from gateway.shell.signing import JWKS_PATH, CardSigner, CardVerifier
@@ -94,9 +94,17 @@ class _Edge:
 
 
 async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
-    """A worker's last migration snapshot is written when it stops."""
+    """A worker's migration snapshot: rewritten while it runs, and a last time when it stops."""
+    migration = app[MIGRATION]
+    writer = None
+    if migration.directory is not None:
+        writer = asyncio.get_running_loop().create_task(flush_forever(migration), name="migration-flush")
     yield
-    app[MIGRATION].flush()
+    if writer is not None:
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await writer
+    migration.flush()
 
 
 def _serve_agent(app: web.Application, settings: Settings,
@@ -116,9 +124,9 @@ def _serve_agent(app: web.Application, settings: Settings,
     if guard is not None:
         app[GUARD] = guard
         app.cleanup_ctx.append(guard.cleanup_ctx)
-    app.router.add_post("/", jsonrpc.handle)
+    app.router.add_route("*", "/", jsonrpc.handle)  # any method: a GET is answered in JSON-RPC's shape too
     if app.get(ROUTE_PREFIX):
-        app.router.add_post("", jsonrpc.handle)  # the route's prefix itself, as its card says
+        app.router.add_route("*", "", jsonrpc.handle)  # the route's prefix itself, as its card says
     push.install(app, settings)  # the push webhook route, before the REST catch-all
     agui.install(app, settings)  # POST /agui and /agui/{route}, before the REST catch-all
     app.router.add_route("*", "/{path:.+}", rest.handle)  # the REST surface; keep this route last

@@ -93,20 +93,13 @@ class StreamHandle:
         self.stopping = False
         self._counted = 0
 
-    @property
-    def at_boundary(self) -> bool:
-        """Everything written so far ends with a complete event (a translator only writes whole ones)."""
-        return bool(getattr(self.relay, "at_boundary", True))
-
     def stop(self) -> None:
-        """End this stream after its last complete event; wake the loop if it waits for the upstream."""
+        """End this stream after its last complete event (every relay writes whole events only): wake the
+        loop if it waits for the upstream."""
         if self.stopping:
             return
         self.stopping = True
-        if hasattr(self.relay, "stopping"):
-            self.relay.stopping = True  # a pass-through cuts its next chunk at an event boundary
-        if self.at_boundary:
-            self._reader.set_exception(Drained())
+        self._reader.set_exception(Drained())
 
     def sync(self) -> None:
         """Count the events written since the last call."""

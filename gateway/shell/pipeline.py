@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from gateway.core.errors import (
     GatewayOverloaded,
     InvalidAgentResponse,
     LimitExceeded,
+    UnreadableBody,
 )
 from gateway.core.exchange import Reply, error_reply
 from gateway.core.notes import Note
@@ -47,6 +48,7 @@ __all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", 
 log = get_logger("gateway.exchange")
 
 JSON = "application/json"
+_random_bits = random.getrandbits  # the module reseeds itself in a forked child
 CARD_OPERATION = "get_agent_card"  # the card door's operation label: a card read is in no version
 
 
@@ -120,7 +122,8 @@ class Context:
         self.lifecycle: Lifecycle = app[LIFECYCLE]
         self.settings: Settings = self.lifecycle.settings   # the settings in force (SIGHUP replaces them)
         self.caller = caller
-        self.request_id = request.headers.get("X-Request-Id") or os.urandom(16).hex()  # 32 hex, as uuid4().hex
+        # 32 hex, as uuid4().hex: a correlation id, not a secret, so no getrandom() system call per request
+        self.request_id = request.headers.get("X-Request-Id") or f"{_random_bits(128):032x}"
         self.fields: dict[str, Any] = {}   # more fields of the log line (error, fallback, events, bytes, …)
         self.notes: list[Note] = []        # the exchange's translation notes, logged and counted once
         self.outcome: str | None = None    # ok, stream, error, rejected; None: decided from the reply
@@ -187,7 +190,17 @@ def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Respon
 
 async def read_body(request: web.Request, limit: int) -> bytes:
     """The request body, refused past `limit` bytes (LimitExceeded) without reading the rest, and
-    within server.body_timeout_seconds (ClientTooSlow: 408, the connection closed)."""
+    within server.body_timeout_seconds (ClientTooSlow: 408, the connection closed). A body aiohttp
+    cannot take apart (a broken chunked framing, a Content-Encoding that does not decode) is the
+    caller's parse error (UnreadableBody, the connection closed), not the gateway's."""
+    try:
+        return await _read_body(request, limit)
+    except web.RequestPayloadError as exc:
+        cause = exc.__cause__ or exc.__context__ or exc
+        raise UnreadableBody(f"the request body could not be read: {cause}") from None
+
+
+async def _read_body(request: web.Request, limit: int) -> bytes:
     if request.content_length is not None and request.content_length > limit:
         raise LimitExceeded(f"request body larger than {limit} bytes")
     content = request.content
@@ -238,7 +251,7 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
             ctx.outcome = "error" if result.error else "ok"
     except GatewayError as err:
         response = _error_response(ctx, err)
-        if isinstance(err, ClientTooSlow):
+        if isinstance(err, ClientTooSlow | UnreadableBody):
             await _write_and_close(ctx, response)
     except (asyncio.CancelledError, ConnectionResetError):
         raise   # the client left: the lifecycle counts it as cancelled
@@ -263,14 +276,14 @@ def _error_response(ctx: Context, err: GatewayError) -> web.Response:
         ctx.metrics.edge_refusal(err.reason.lower())
     elif isinstance(err, GatewayOverloaded):
         response.headers["Retry-After"] = str(err.retry_after)
-    elif isinstance(err, ClientTooSlow):
+    elif isinstance(err, ClientTooSlow | UnreadableBody):
         response.force_close()
     return response
 
 
 async def _write_and_close(ctx: Context, response: web.Response) -> None:
-    """Send a slow client its reply now and close the connection behind it (aiohttp would otherwise go on
-    reading the rest of its body for up to ten seconds before closing)."""
+    """Send a slow client (or one whose body cannot be read) its reply now and close the connection behind
+    it (aiohttp would otherwise go on reading the rest of its body for up to ten seconds before closing)."""
     response.headers["X-Request-Id"] = ctx.request_id
     try:
         await response.prepare(ctx.request)

@@ -6,7 +6,6 @@ pipeline answers them."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,7 @@ from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
-from gateway.core.errors import GatewayError, InvalidAgentResponse, UnsupportedVersion, UpstreamUnavailable
+from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.passthrough import CheckedStream
@@ -30,7 +29,7 @@ from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
-from gateway.shell.migration import deprecation
+from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import Relay, pump, start_stream
 from gateway.shell.task_index import remember
@@ -73,9 +72,7 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route; once
     more when the agent turned out to speak another version than its card says (a read-only call). Past the
     route's `migration.cutoff`, a v0.3 caller gets the version error instead."""
-    if call.version is Version.V03 and deprecation(ctx.settings.migration).cut_off(time.time()):
-        raise UnsupportedVersion("A2A protocol version 0.3 is no longer served here (migration.cutoff); "
-                                 "supported versions: 1.0 (send the header A2A-Version: 1.0)")
+    check_cutoff(ctx.settings.migration, call.version)
     if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
         with ctx.stream_slot():
             return await _relearning(ctx, call, raw)

@@ -11,6 +11,7 @@ import contextvars
 import errno
 import os
 import random
+import select
 import socket
 import time
 import weakref
@@ -81,15 +82,12 @@ class LiveConnector(aiohttp.TCPConnector):
                 if proto is not None:
                     self._seen.add(proto)
                 return conn
-            sock = _dup(conn.transport)
-            if sock is None or not _closed_by_peer(sock):
+            if not _closed_by_peer(conn.transport):
                 watch = _WATCH.get()
+                sock = _dup(conn.transport) if watch is not None else None
                 if sock is not None and watch is not None:
                     watch.append(sock)
-                elif sock is not None:
-                    sock.close()
                 return conn
-            sock.close()
             log.debug("upstream_connection_found_closed", url=str(req.url))
             conn.close()   # never written to; the next one is pooled or fresh
 
@@ -99,21 +97,21 @@ _WATCH: contextvars.ContextVar[list[socket.socket] | None] = contextvars.Context
 
 
 def _dup(transport: asyncio.BaseTransport | None) -> socket.socket | None:
-    """A socket object of its own on the transport's connection (uvloop's cannot recv)."""
+    """A socket of its own on the transport's connection: it stays open after aiohttp closes its own, to be
+    asked how the connection ended (uvloop's socket object cannot be asked)."""
     sock = transport.get_extra_info("socket") if transport is not None else None
     return None if sock is None else socket.socket(fileno=os.dup(sock.fileno()))
 
 
-def _closed_by_peer(sock: socket.socket) -> bool:
+def _closed_by_peer(transport: asyncio.BaseTransport | None) -> bool:
     """Whether the other end of an idle connection has closed it (or sent anything at all, which an idle HTTP
-    connection must not), as the socket says now, before the event loop has read it."""
-    try:
-        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
-    except BlockingIOError:
-        return False   # nothing to read: open
-    except OSError:
-        return True    # reset
-    return True        # end of stream, or bytes nobody asked for
+    connection must not), as the socket says now, before the event loop has read it: readable is dead."""
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None:
+        return transport is None or transport.is_closing()
+    poller = select.poll()   # (select() cannot take descriptors past 1023)
+    poller.register(sock.fileno(), select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
 
 
 async def _reset_follows(socks: list[socket.socket]) -> bool:
@@ -253,6 +251,7 @@ class Upstream:
         if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
                                                                settings.binding, settings.tenant):
             self._card, self._card_at, self.last_card_error = None, 0.0, None
+            self.card_signature = None   # the verdict was on the other agent's card
             self.verified = []
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
@@ -499,8 +498,8 @@ class Upstream:
         upstream.retry_attempts; the last failure or reply stands when no retry is left."""
         loop = asyncio.get_running_loop()
         attempt = 0
-        watch: list[socket.socket] = []
-        token = _WATCH.set(watch)
+        watch: list[socket.socket] = []   # a read-only call is sent again on any lost connection: none kept
+        token = _WATCH.set(None if read_only else watch)
         while True:
             try:
                 resp = await pool.session.request(method, url, data=body, headers=headers, allow_redirects=False,

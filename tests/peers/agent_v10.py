@@ -186,8 +186,8 @@ def journaled(app: Any, path: str) -> Any:
 
 def build_app(
     base: str, rest_preferred: bool, compat: bool, grpc_server: Any = None, grpc_url: str | None = None,
-    sign: tuple[str, str, bool] | None = None,
     lie: bool = False,
+    sign: tuple[str, str, bool] | None = None,
 ) -> Starlette:
     card, extended = build_cards(base, rest_preferred, compat, grpc_url)
     if sign is not None:
@@ -232,18 +232,18 @@ def main() -> None:
     args = parser.parse_args()
     sock = common.bind(args.host, args.port)
     base = f"http://{args.host}:{sock.getsockname()[1]}"
-    sign = (args.sign_key, args.sign_kid, args.tamper_signature) if args.sign_key else None
     if not args.grpc:
+        sign = (args.sign_key, args.sign_kid, args.tamper_signature) if args.sign_key else None
         app = build_app(base, args.rest, args.compat, lie=args.lie, sign=sign)
         common.serve(journaled(app, args.journal) if args.journal else app, sock)
         return
 
     async def start() -> Starlette:
         apps: list[Starlette] = []
+        sign = (args.sign_key, args.sign_kid, args.tamper_signature) if args.sign_key else None
         await common.start_grpc_server(
-            args.host,
-            lambda server, url: apps.append(
-                build_app(base, args.rest, args.compat, server, url, lie=args.lie, sign=sign)),
+            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url,
+                                                                 sign=sign, lie=args.lie))
         )
         return apps[0]
 

@@ -46,7 +46,7 @@ from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
 from gateway.shell.metrics import Metrics
-from gateway.shell.migration import Migration
+from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
@@ -196,6 +196,7 @@ class GrpcListener:
     async def _serve(self, call: GrpcCall, request: bytes) -> bytes | GrpcStatus:
         rpc, settings = call.rpc, call.settings
         check_version(rpc.version, call.metadata, strict=settings.server.version_mode == "strict")
+        check_cutoff(settings.migration, rpc.version)
         cx = Cx(quirks=settings.quirks)
         try:
             params = decode_request(rpc, request, cx)
@@ -252,10 +253,8 @@ class GrpcListener:
         return headers
 
     async def _initial(self, call: GrpcCall, headers: Any) -> None:
-        """The agent's reply headers as the caller's initial metadata (activated extensions included)."""
-        pairs = toward_caller(from_headers(headers.items()), call.version)
-        pairs.append(("x-request-id", call.request_id))
-        await call.context.send_initial_metadata(pairs)
+        """An HTTP agent's reply headers as the caller's initial metadata (activated extensions included)."""
+        await self._agent_head(call, from_headers(headers.items()))
 
     async def _http_unary(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
                           query: Any) -> bytes | GrpcStatus:
@@ -361,8 +360,12 @@ class GrpcListener:
         return pairs
 
     async def _agent_head(self, call: GrpcCall, initial: list[tuple[str, str | bytes]]) -> None:
+        """The agent's initial metadata as the caller's, with the request id and, for a v0.3 caller, the
+        [migration] deprecation headers as metadata."""
         pairs = toward_caller(initial, call.version)
         pairs.append(("x-request-id", call.request_id))
+        if call.version is Version.V03:
+            pairs.extend((name.lower(), value) for name, value in deprecation(call.settings.migration).headers())
         await call.context.send_initial_metadata(pairs)
 
     def _agent_trailer(self, call: GrpcCall, trailing: list[tuple[str, str | bytes]]) -> None:

@@ -598,3 +598,23 @@ def test_migration_caller_header_and_link_are_checked() -> None:
         load(None, {}, {"upstream.url": "http://a", "migration.caller_header": "Bad Header"})
     with pytest.raises(ConfigError, match=r"migration\.link"):
         load(None, {}, {"upstream.url": "http://a", "migration.link": "ftp://x"})
+
+
+def test_grpc_listener_keys() -> None:
+    """Off by default; HOST:PORT (the flag too); the card's address HOST:PORT or a grpc(s):// URL; refused
+    beside [[routes]] (gRPC has no path prefix to choose a route by)."""
+    assert load(None, {}, {"upstream.url": "http://a:1"}).grpc.listen == ""
+    s = load(None, {"A2A_GATEWAY_GRPC_PUBLIC_ADDRESS": "grpcs://gw.example:443"},
+             {"upstream.url": "http://a:1", "grpc.listen": "0.0.0.0:50051"})
+    assert (s.grpc.host, s.grpc.port, s.grpc.public_address) == ("0.0.0.0", 50051, "grpcs://gw.example:443")
+    for bad in ({"grpc.listen": "50051"}, {"grpc.public_address": "https://gw"}):
+        with pytest.raises(ConfigError, match=re.escape(next(iter(bad)))):
+            load(None, {}, {"upstream.url": "http://a:1", **bad})
+
+
+def test_grpc_listener_is_refused_with_routes(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.toml"
+    path.write_text('[grpc]\nlisten = "127.0.0.1:50051"\n[[routes]]\nname = "a"\npath_prefix = "/a"\n'
+                    '[routes.upstream]\nurl = "http://a:1"\n')
+    with pytest.raises(ConfigError, match=r"grpc\.listen"):
+        load(path, {})

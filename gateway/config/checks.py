@@ -85,6 +85,13 @@ def check_admin_listen(value: str) -> str:
     return value if value == "" else check_listen(value)
 
 
+def check_grpc_address(value: str) -> str:
+    """HOST:PORT (what a2a-sdk's cards list and its clients dial), or a `grpc://` / `grpcs://` URL."""
+    if value == "" or value.startswith(("grpc://", "grpcs://")):
+        return value
+    return check_listen(value)
+
+
 def installed(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None

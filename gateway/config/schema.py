@@ -21,6 +21,7 @@ from gateway.config.checks import (
     check_cidrs,
     check_deprecation_link,
     check_event_loop,
+    check_grpc_address,
     check_header_name,
     check_headers,
     check_instant,
@@ -540,9 +541,10 @@ _TABLE: tuple[Key, ...] = (
         "container.",
         check=check_admin_listen, cli="--grpc-listen"),
     Key("grpc.public_address", "str", "",
-        "The HOST:PORT clients dial for gRPC, as the agent card lists it; empty: the host of the public "
-        "URL (server.public_url, else the card request's) with the listener's port.",
-        check=check_admin_listen),
+        "The HOST:PORT clients dial for gRPC, as the agent card lists it (or a grpc:// or grpcs:// URL, "
+        "listed as it is, for clients that want a scheme); empty: the host of the public URL "
+        "(server.public_url, else the card request's) with the listener's port.",
+        check=check_grpc_address),
     Key("admin.listen", "str", "127.0.0.1:9090",
         "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
         "so that probes and Prometheus reach it, and keep it off public Services.",

@@ -113,6 +113,13 @@ class GrpcStream:
         self.call = call
         self.status: GrpcStatus | None = None  # the failed call's status, once read (None: OK so far)
         self.trailing: Pairs = []
+        self.drained = False
+        self.events_out = 0  # messages read (shell.lifecycle's stream handle counts them)
+
+    def set_exception(self, exc: BaseException) -> None:
+        """The drain (shell.lifecycle.Wakeable): the call is cancelled, and its messages end cleanly."""
+        self.drained = True
+        self.call.cancel()
 
     async def __aenter__(self) -> GrpcStream:
         return self
@@ -138,7 +145,11 @@ class GrpcStream:
                 message = await asyncio.wait_for(self.call.read(), idle)
             except TimeoutError:
                 raise UpstreamTimeout(f"upstream stream idle for {idle:g} s") from None
-            except grpc.aio.AioRpcError as err:
+            except (grpc.aio.AioRpcError, asyncio.CancelledError) as err:
+                if self.drained:
+                    return
+                if isinstance(err, asyncio.CancelledError):
+                    raise
                 self.trailing = _pairs(err.trailing_metadata())
                 self.status = _status(err)
                 return
@@ -146,4 +157,5 @@ class GrpcStream:
                 self.trailing = _pairs(await self.call.trailing_metadata())
                 return
             assert isinstance(message, bytes)
+            self.events_out += 1
             yield message

@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
-import aiohttp
 from aiohttp import web
 
 from gateway.config import BY_NAME, ConfigError, Settings
@@ -41,6 +40,7 @@ __all__ = [
     "Process",
     "Stoppable",
     "StreamHandle",
+    "Wakeable",
     "keep_static",
     "listen_failed",
     "restart_keys",
@@ -73,12 +73,18 @@ class Stoppable(Protocol):
     def events_out(self) -> int: ...
 
 
+class Wakeable(Protocol):
+    """What a stream handle wakes on drain: the upstream's reader (aiohttp's), or a gRPC agent's call."""
+
+    def set_exception(self, exc: BaseException) -> None: ...
+
+
 class StreamHandle:
     """One open stream, registered by the relay loop while it runs."""
 
     __slots__ = ("_counted", "_lifecycle", "_reader", "mode", "relay", "stopping")
 
-    def __init__(self, lifecycle: Lifecycle, reader: aiohttp.StreamReader, relay: Stoppable,
+    def __init__(self, lifecycle: Lifecycle, reader: Wakeable, relay: Stoppable,
                  mode: str) -> None:
         self._lifecycle = lifecycle
         self._reader = reader
@@ -310,7 +316,7 @@ class Lifecycle:
 
     # ---- streams (the relay loop) ----------------------------------------------------------------
 
-    def stream(self, reader: aiohttp.StreamReader, relay: Stoppable, mode: str) -> StreamHandle:
+    def stream(self, reader: Wakeable, relay: Stoppable, mode: str) -> StreamHandle:
         handle = StreamHandle(self, reader, relay, mode)
         self._streams.add(handle)
         self.metrics.open_streams.inc()

@@ -7,7 +7,7 @@ pipeline answers them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp import web
@@ -35,6 +35,9 @@ from gateway.shell.relay import Relay, pump, start_stream
 from gateway.shell.task_index import remember
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import grpc_target, public_base
+
+if TYPE_CHECKING:
+    from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
 __all__ = ["PROTO_BYTES", "Raw", "forward", "rest_bytes_of_client", "upstream_headers"]
 
@@ -293,6 +296,59 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
             resp.close()
 
 
+async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamResponse:
+    """A gRPC agent for an HTTP caller: the exchange's request message over the agent's channel, its
+    reply (or its stream, message by message) read back by the exchange; the client's headers as the
+    call's metadata, the agent's initial metadata as the reply's headers."""
+    iface, settings, client = exchange.upstream, ctx.settings, exchange.call.version
+    channels = ctx.upstream.channels
+    metadata = toward_agent(from_headers(ctx.request.headers.items()), iface.version)
+    metadata.extend((k.lower(), v) for k, v in settings.upstream.headers.items())
+    if not exchange.op.streaming:
+        while True:
+            reply = await channels.unary(iface.url, out.path, out.body or b"", metadata,
+                                         timeout=settings.upstream.timeout.total_unary)
+            step = exchange.client_grpc_reply(reply.status or reply.message or b"")
+            if isinstance(step, Done):
+                ctx.outcome = "error" if step.reply.error else "ok"
+                return respond(step.reply, _grpc_headers(reply.initial, client))
+            out = step.request
+    relay = exchange.stream(max_event_bytes=settings.limits.max_sse_event_bytes)
+    async with channels.stream(iface.url, out.path, out.body or b"", metadata, timeout=None) as call:
+        handle = ctx.lifecycle.stream(call, relay, "translated")   # the drain cancels the agent's call
+        try:
+            return await _grpc_stream(ctx, exchange, call, relay)
+        finally:
+            handle.close()
+
+
+async def _grpc_stream(ctx: Context, exchange: Exchange, call: GrpcStream, relay: Any) -> web.StreamResponse:
+    """A gRPC agent's stream as the HTTP caller's SSE: a refusal before the first message is a plain reply."""
+    settings, client = ctx.settings, exchange.call.version
+    head = await call.head(settings.upstream.timeout.first_byte)
+    stream: web.StreamResponse | None = None
+    async for message in call.messages(settings.upstream.timeout.idle_stream):
+        stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
+        await stream.write(relay.feed_item(exchange.grpc_item(message)))
+        if relay.done:
+            break
+    if stream is None and call.status is not None:  # refused before the first event: a plain reply
+        step = exchange.client_grpc_reply(call.status)
+        assert isinstance(step, Done)
+        ctx.outcome = "rejected"
+        return respond(step.reply, _grpc_headers(head, client))
+    stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
+    await stream.write(relay.close() if call.status is None else relay.error(exchange.grpc_error(call.status)))
+    await stream.write_eof()
+    ctx.outcome, ctx.fields["events"] = "stream", relay.events_out
+    return stream
+
+
+def _grpc_headers(metadata: Any, client: Version) -> CIMultiDict[str]:
+    """A gRPC agent's initial metadata as an HTTP caller's response headers."""
+    return client_response_headers(CIMultiDict(to_headers(metadata)), client)
+
+
 def _relayed(ctx: Context, iface: Interface, status: int, headers: AnyHeaders, body: bytes) -> web.Response:
     """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay."""
     content_type = relayed_reply(iface.binding, status, headers, body)
@@ -325,49 +381,6 @@ def relayed_reply(binding: Binding, status: int, headers: AnyHeaders, body: byte
     if binding is Binding.JSONRPC:
         response_from_json(value)
     return content_type if "json" in content_type else JSON
-
-
-async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamResponse:
-    """A gRPC agent for an HTTP caller: the exchange's request message over the agent's channel, its
-    reply (or its stream, message by message) read back by the exchange; the client's headers as the
-    call's metadata, the agent's initial metadata as the reply's headers."""
-    iface, settings, client = exchange.upstream, ctx.settings, exchange.call.version
-    channels = ctx.upstream.channels
-    metadata = toward_agent(from_headers(ctx.request.headers.items()), iface.version)
-    metadata.extend((k.lower(), v) for k, v in settings.upstream.headers.items())
-    if not exchange.op.streaming:
-        while True:
-            reply = await channels.unary(iface.url, out.path, out.body or b"", metadata,
-                                         timeout=settings.upstream.timeout.total_unary)
-            step = exchange.client_grpc_reply(reply.status or reply.message or b"")
-            if isinstance(step, Done):
-                ctx.outcome = "error" if step.reply.error else "ok"
-                return respond(step.reply, _grpc_headers(reply.initial, client))
-            out = step.request
-    async with channels.stream(iface.url, out.path, out.body or b"", metadata, timeout=None) as call:
-        head = await call.head(settings.upstream.timeout.first_byte)
-        relay = exchange.stream(max_event_bytes=settings.limits.max_sse_event_bytes)
-        stream: web.StreamResponse | None = None
-        async for message in call.messages(settings.upstream.timeout.idle_stream):
-            stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
-            await stream.write(relay.feed_item(exchange.grpc_item(message)))
-            if relay.done:
-                break
-        if stream is None and call.status is not None:  # refused before the first event: a plain reply
-            step = exchange.client_grpc_reply(call.status)
-            assert isinstance(step, Done)
-            ctx.outcome = "rejected"
-            return respond(step.reply, _grpc_headers(head, client))
-        stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
-        await stream.write(relay.close() if call.status is None else relay.error(exchange.grpc_error(call.status)))
-        await stream.write_eof()
-        ctx.outcome, ctx.fields["events"] = "stream", relay.events_out
-        return stream
-
-
-def _grpc_headers(metadata: Any, client: Version) -> CIMultiDict[str]:
-    """A gRPC agent's initial metadata as an HTTP caller's response headers."""
-    return client_response_headers(CIMultiDict(to_headers(metadata)), client)
 
 
 def _is_json(headers: Any) -> bool:

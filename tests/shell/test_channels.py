@@ -3,6 +3,7 @@ bytes both ways, metadata and statuses read back, an unreachable agent as the ga
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from gateway.core.bindings.grpc import DETAILS_KEY
 from gateway.core.errors import UpstreamTimeout, UpstreamUnavailable
 from gateway.shell.channels import Channels, target_of
+from gateway.shell.lifecycle import Drained
 
 
 @pytest.mark.parametrize(("url", "target", "secure"), [
@@ -42,6 +44,8 @@ async def _echo(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes])
 async def _count(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> AsyncIterator[bytes]:
     for i in range(int(request)):
         yield str(i).encode()
+        if int(request) > 10:   # a long stream: one message every 50 ms
+            await asyncio.sleep(0.05)
     await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "done badly")
 
 
@@ -92,5 +96,23 @@ async def test_unreachable_agent_is_the_gateways_fault() -> None:
     try:
         with pytest.raises((UpstreamUnavailable, UpstreamTimeout)):
             await channels.unary(f"127.0.0.1:{port}", "/t.S/Echo", b"x", [], timeout=2)
+    finally:
+        await channels.close()
+
+
+async def test_drain_ends_the_stream_cleanly(server: str) -> None:
+    """The lifecycle's stream handle wakes a gRPC agent's stream: its call is cancelled, the messages end
+    with no status (the caller's stream then ends as a drained HTTP one does)."""
+    channels = Channels(1 << 20)
+    try:
+        async with channels.stream(server, "/t.S/Count", b"1000", [], timeout=30) as call:
+            await call.head(5)
+            got = []
+            async for message in call.messages(5):
+                got.append(message)
+                if len(got) == 2:
+                    call.set_exception(Drained())
+        assert got == [b"0", b"1"] and call.status is None and call.events_out == 2
+        assert call.call.cancelled()
     finally:
         await channels.close()

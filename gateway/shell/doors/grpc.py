@@ -41,6 +41,7 @@ from gateway.core.exchange import Again, Call, Exchange
 from gateway.core.notes import Cx, Note
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
+from gateway.shell.channels import GrpcStream
 from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
@@ -67,8 +68,8 @@ class GrpcCall:
     """One gRPC call on its way through the gateway: what the log line and the metrics say of it
     (shell.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
 
-    __slots__ = ("context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome", "request_id", "rpc",
-                 "settings", "started")
+    __slots__ = ("context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome", "request_id",
+                 "rpc", "settings", "started")
 
     def __init__(self, lifecycle: Lifecycle, migration: Migration, rpc: Rpc, context: Context) -> None:
         self.lifecycle, self.migration, self.rpc, self.context = lifecycle, migration, rpc, context
@@ -252,12 +253,8 @@ class GrpcListener:
         return headers
 
     async def _initial(self, call: GrpcCall, headers: Any) -> None:
-        """The agent's reply headers as the caller's initial metadata (activated extensions included)."""
-        pairs = toward_caller(from_headers(headers.items()), call.version)
-        pairs.append(("x-request-id", call.request_id))
-        if call.version is Version.V03:   # the [migration] deprecation headers, as metadata
-            pairs.extend((name.lower(), value) for name, value in deprecation(call.settings.migration).headers())
-        await call.context.send_initial_metadata(pairs)
+        """An HTTP agent's reply headers as the caller's initial metadata (activated extensions included)."""
+        await self._agent_head(call, from_headers(headers.items()))
 
     async def _http_unary(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
                           query: Any) -> bytes | GrpcStatus:
@@ -363,8 +360,12 @@ class GrpcListener:
         return pairs
 
     async def _agent_head(self, call: GrpcCall, initial: list[tuple[str, str | bytes]]) -> None:
+        """The agent's initial metadata as the caller's, with the request id and, for a v0.3 caller, the
+        [migration] deprecation headers as metadata."""
         pairs = toward_caller(initial, call.version)
         pairs.append(("x-request-id", call.request_id))
+        if call.version is Version.V03:
+            pairs.extend((name.lower(), value) for name, value in deprecation(call.settings.migration).headers())
         await call.context.send_initial_metadata(pairs)
 
     def _agent_trailer(self, call: GrpcCall, trailing: list[tuple[str, str | bytes]]) -> None:
@@ -404,27 +405,41 @@ class GrpcListener:
             if relay is None or exchange is None:
                 return [message]
             return relay.feed_item(exchange.grpc_item(message))
-        events = 0
         async with channels.stream(iface.url, path, request, metadata, timeout=call.context.time_remaining()) as stream:
-            await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
-            async for message in stream.messages(settings.upstream.timeout.idle_stream):
-                for frame in frames_of(message):
-                    if isinstance(frame, GrpcStatus):
-                        return frame
-                    await call.context.write(frame)
-                    events += 1
-                if relay is not None and relay.done:
-                    break
-            self._agent_trailer(call, stream.trailing)
-            call.outcome, call.fields["events"] = "stream", events
-            if relay is None or exchange is None:
-                return stream.status if stream.status is not None else b""
-            ending = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
-            for frame in ending:
+            # the drain cancels the agent's call and ends the caller's cleanly, as the HTTP relay does
+            handle = self.lifecycle.stream(stream, stream if relay is None else relay,
+                                           "passthrough" if relay is None else "translated")
+            try:
+                return await self._grpc_agent_stream(call, stream, relay, frames_of, exchange)
+            finally:
+                handle.close()
+
+    async def _grpc_agent_stream(self, call: GrpcCall, stream: GrpcStream, relay: Any,
+                                 frames_of: Callable[[bytes], list[Any]],
+                                 exchange: Exchange | None) -> bytes | GrpcStatus:
+        """A gRPC agent's stream to the caller: each message (passed through, or its relay's frames), the
+        agent's trailer, then its status (or the relay's ending)."""
+        settings = call.settings
+        events = 0
+        await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
+        async for message in stream.messages(settings.upstream.timeout.idle_stream):
+            for frame in frames_of(message):
                 if isinstance(frame, GrpcStatus):
                     return frame
                 await call.context.write(frame)
-            return b""
+                events += 1
+            if relay is not None and relay.done:
+                break
+        self._agent_trailer(call, stream.trailing)
+        call.outcome, call.fields["events"] = "stream", events
+        if relay is None or exchange is None:
+            return stream.status if stream.status is not None else b""
+        ending = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
+        for frame in ending:
+            if isinstance(frame, GrpcStatus):
+                return frame
+            await call.context.write(frame)
+        return b""
 
 
 def _url(iface: Interface, path: str) -> str:

@@ -1,5 +1,6 @@
-"""Owns process start-up: the `a2a-gateway` command line (serve, check-config, demo), turning flags
-into settings, configuring logging, and handing over to the shell. No logic a test would need."""
+"""Owns process start-up: the `a2a-gateway` command line (serve, check-config, demo, translate, probe),
+turning flags into settings, configuring logging, and handing over to the shell or the core. No logic a
+test would need."""
 
 from __future__ import annotations
 
@@ -14,10 +15,47 @@ from typing import cast
 from gateway import __version__
 from gateway.config import ENV_CONFIG_PATH, ConfigError, Settings, load
 
-COMMANDS = ("serve", "check-config", "demo")
+COMMANDS = ("serve", "check-config", "demo", "translate", "probe")
 EXIT_CONFIG = 2
+# translate's exit statuses (its --help says them)
+EXIT_OK, EXIT_USAGE, EXIT_LOST, EXIT_UNTRANSLATABLE = 0, 2, 3, 4
+TRANSLATE_HELP = """\
+Translate one A2A payload between protocol versions 0.3 and 1.0, offline (no server, no agent).
+
+Payload kinds, detected from the payload or named with --kind:
+  part, message, artifact, task, task_status, status_update, artifact_update (the events), stream_response,
+  send_result, agent_card, push_config, task_push_config, error, rest_error, params.<operation>,
+  result.<operation>, jsonrpc-request (a whole JSON-RPC request: the method is renamed, its params
+  translated), jsonrpc-response (a whole response; --method names the operation it answers), sse (an SSE
+  transcript, event by event, as the gateway relays it).
+The version is detected (v0.3 JSON-RPC shapes carry `kind` members and lower-case enums); a v0.3 HTTP+JSON
+(ProtoJSON) payload needs --to 1.0 --binding http+json, and kinds whose shape is the same in both versions
+(an error, a push config) need --to. The translation goes to stdout, the notes (what was dropped, coerced
+or defaulted, each with its JSON path) to stderr.
+
+exit statuses:
+  0  translated (notes, if any, on stderr)
+  2  usage error, or the input is not an A2A payload the command recognises
+  3  --strict, and the translation recorded notes: something was lost or coerced
+  4  the payload is A2A but cannot be expressed in the other version (the reason on stderr)
+"""
+PROBE_HELP = """\
+Read an agent's card, check each interface's real protocol version and binding with the gateway's own
+probe (a GetTask of an id no agent holds, spelled in the claimed version: TaskNotFound proves it,
+method-not-found disproves it), and print what clients of each version and binding would get through a
+gateway in front of it on its defaults: pass-through, translation, what the gateway composes, the quirks
+it detects.
+
+exit statuses:
+  0  every interface speaks the version its card claims
+  1  some interface could not be verified (the card's claim would be used)
+  2  usage error
+  3  the card lies: an interface speaks the other version (the gateway corrects it)
+  4  the agent or its card could not be reached or read
+"""
 # The demo starts its own upstream agent; run_demo replaces this placeholder with its address.
 DEMO_UPSTREAM_PLACEHOLDER = "http://127.0.0.1:9999"
+DEMO_GRPC_LISTEN = "127.0.0.1:0"  # the demo serves gRPC too, on a free loopback port its card names
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--public-url", metavar="URL", help="base URL clients use to reach the gateway (server.public_url)"
     )
+    serve.add_argument("--grpc-listen", metavar="HOST:PORT", help="address of the gRPC listener (grpc.listen)")
     # set by the parent of several workers (server.workers > 1) on each worker's command line
     serve.add_argument("--worker", metavar="N", type=int, help=argparse.SUPPRESS)
 
@@ -48,6 +87,29 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the gateway in front of built-in demo agents")
     demo.add_argument("--listen", metavar="HOST:PORT", help="address to listen on (server.listen)")
+    demo.add_argument("--grpc-listen", metavar="HOST:PORT", help="address of the gRPC listener (grpc.listen)")
+
+    raw = argparse.RawDescriptionHelpFormatter
+    tr = commands.add_parser("translate", help="translate one payload between A2A 0.3 and 1.0, offline",
+                             description=TRANSLATE_HELP, formatter_class=raw)
+    tr.add_argument("file", metavar="FILE", nargs="?", default="-", help="the payload (default: stdin)")
+    tr.add_argument("--to", choices=("0.3", "1.0"), help="the version to translate to (default: the other one)")
+    tr.add_argument("--from", dest="source", choices=("0.3", "1.0"), help="the payload's version (default: "
+                    "detected)")
+    tr.add_argument("--binding", choices=("jsonrpc", "http+json"), default="jsonrpc",
+                    help="the v0.3 side's binding: its JSON-RPC shapes or the v0.3 proto's ProtoJSON (default: "
+                    "jsonrpc)")
+    tr.add_argument("--kind", metavar="KIND", help="what the payload is (default: detected); see above")
+    tr.add_argument("--method", metavar="NAME", help="the operation a JSON-RPC response answers (a method name "
+                    "of either version, or an operation such as get_task)")
+    tr.add_argument("--quirk", metavar="NAME=VALUE", action="append", default=[],
+                    help="a [quirks] setting, as in the gateway's configuration (repeatable)")
+    tr.add_argument("--strict", action="store_true", help="exit 3 when anything was lost (any note)")
+
+    pr = commands.add_parser("probe", help="check an agent's real protocol versions and what clients get",
+                             description=PROBE_HELP, formatter_class=raw)
+    pr.add_argument("url", metavar="URL", help="the agent's base URL (its card is read from there)")
+    pr.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -82,6 +144,7 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         "server.listen": args.listen,
         "upstream.url": args.upstream,
         "server.public_url": args.public_url,
+        "grpc.listen": args.grpc_listen,
     }
     try:
         settings = load(path, environ, overrides)
@@ -95,7 +158,8 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if settings.server.workers > 1 and args.worker is None:
         worker_argv = ["serve", *(f"--{k}={v}" for k, v in (
             ("config", path.resolve() if path is not None else None), ("listen", args.listen),
-            ("upstream", args.upstream), ("public-url", args.public_url)) if v is not None)]
+            ("upstream", args.upstream), ("public-url", args.public_url), ("grpc-listen", args.grpc_listen))
+            if v is not None)]
         return _entry("gateway.shell.workers", "supervise")(settings, reload, worker_argv) or 0
     return _entry("gateway.shell.app", "serve")(settings, reload, worker=args.worker) or 0
 
@@ -114,6 +178,7 @@ def _demo(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     overrides = {
         "server.listen": args.listen,
         "upstream.url": DEMO_UPSTREAM_PLACEHOLDER,
+        "grpc.listen": args.grpc_listen or DEMO_GRPC_LISTEN,
         "log.format": "console",
     }
     try:
@@ -125,6 +190,72 @@ def _demo(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     return 0
 
 
+def _translate(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from gateway.config import BY_NAME
+    from gateway.config.checks import BadValue
+    from gateway.core.errors import GatewayError
+    from gateway.core.offline import KINDS, NotA2A, translate_payload
+    from gateway.core.quirks import Quirks
+    from gateway.core.types import Binding, Version
+
+    versions = {"0.3": Version.V03, "1.0": Version.V10}
+    quirks = Quirks()
+    for item in args.quirk:
+        name, _, value = item.partition("=")
+        key = BY_NAME.get(f"quirks.{name.strip()}")
+        try:
+            if key is None:
+                raise BadValue(f"no quirk {name!r}")
+            quirks = dataclasses.replace(quirks, **{key.field: key.from_text(value.strip())})
+        except BadValue as exc:
+            print(f"a2a-gateway translate: --quirk {item}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.kind is not None and args.kind not in KINDS:
+        print(f"a2a-gateway translate: unknown --kind {args.kind!r}; one of: {', '.join(KINDS)}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as exc:
+        print(f"a2a-gateway translate: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        result = translate_payload(data, to=versions.get(args.to or ""), source=versions.get(args.source or ""),
+                                   binding=Binding.REST if args.binding == "http+json" else Binding.JSONRPC,
+                                   kind=args.kind, method=args.method, quirks=quirks)
+    except NotA2A as exc:
+        print(f"a2a-gateway translate: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except GatewayError as exc:
+        print(f"a2a-gateway translate: cannot translate: {exc.message}", file=sys.stderr)
+        return EXIT_UNTRANSLATABLE
+    print(f"a2a-gateway translate: {result.kind}: {result.src.value} -> {result.dst.value}", file=sys.stderr)
+    if result.assumed:
+        print(f"a2a-gateway translate: assumed {result.assumed}", file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note.code} at {note.path}" + (f": {note.detail}" if note.detail else ""), file=sys.stderr)
+    sys.stdout.buffer.write(result.output if result.kind == "sse" else result.output + b"\n")
+    sys.stdout.flush()
+    return EXIT_LOST if args.strict and result.notes else EXIT_OK
+
+
+def _probe(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    import json
+
+    try:
+        settings = load(None, environ, {"upstream.url": args.url, "upstream.version": "auto",
+                                        "log.level": "error", "log.format": "console"})
+    except ConfigError as exc:
+        print(f"a2a-gateway probe: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    _configure_logging(settings)
+    probe = importlib.import_module("gateway.shell.probe")
+    report = probe.run(settings)
+    print(json.dumps(report, indent=2) if args.json else probe.render_text(report), end="\n" if args.json else "")
+    return int(probe.EXIT[report["verdict"]])
+
+
 def main(argv: list[str] | None = None) -> int:
     """The `a2a-gateway` console script and `python -m gateway`. Returns the exit status."""
     args = _parser().parse_args(_with_default_command(sys.argv[1:] if argv is None else argv))
@@ -133,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         return _check_config(args, environ)
     if args.command == "demo":
         return _demo(args, environ)
+    if args.command == "translate":
+        return _translate(args)
+    if args.command == "probe":
+        return _probe(args, environ)
     return _serve(args, environ)
 
 

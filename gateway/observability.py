@@ -44,7 +44,7 @@ __all__ = [
 
 def plain(value: object) -> object:
     """A value as logged: an enum by its value, anything else as it is."""
-    return value.value if isinstance(value, Enum) else value
+    return value._value_ if isinstance(value, Enum) else value  # _value_: a plain slot; .value is a descriptor call
 
 
 # The exchange's fields live in one context variable holding a dict that is never mutated (binding

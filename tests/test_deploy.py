@@ -36,7 +36,7 @@ CHART = DEPLOY / "helm" / "a2a-gateway"
 MODES = ("gateway", "sidecar")
 
 UID = 10001
-HTTP_PORT, ADMIN_PORT = 8080, 9090
+HTTP_PORT, ADMIN_PORT, GRPC_PORT = 8080, 9090, 50051
 CONFIG_DIR = "/etc/a2a-gateway"
 CONFIG_PATH = f"{CONFIG_DIR}/gateway.toml"
 DEFAULT_SHUTDOWN_GRACE = 30.0
@@ -252,6 +252,7 @@ def _check_wiring(docs: list[Doc], mode: str, tmp_path: Path) -> None:
     ports = {p["name"]: p["containerPort"] for p in gateway["ports"]}
     assert ports["admin"] == _port(admin) == ADMIN_PORT
     assert _port(listen) == HTTP_PORT in ports.values()
+    assert ports["grpc"] == _port(env["A2A_GATEWAY_GRPC_LISTEN"]) == GRPC_PORT  # the gRPC listener is on
 
     # probes on the admin listener: live /healthz, ready /readyz (a sidecar starts on /healthz alone)
     probes = {kind: gateway[f"{kind}Probe"]["httpGet"] for kind in ("startup", "liveness", "readiness")}
@@ -297,8 +298,10 @@ def _check_wiring(docs: list[Doc], mode: str, tmp_path: Path) -> None:
     service = _one(docs, "Service")
     assert service["spec"]["selector"].items() <= labels.items()
     assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
-    (service_port,) = service["spec"]["ports"]
+    service_port, grpc_port = service["spec"]["ports"]
     assert _named_port(gateway, service_port["targetPort"]) == HTTP_PORT
+    assert _named_port(gateway, grpc_port["targetPort"]) == GRPC_PORT
+    assert grpc_port["appProtocol"] == "kubernetes.io/h2c"  # gRPC is HTTP/2 in clear text
     for kind in ("HorizontalPodAutoscaler", "PodDisruptionBudget"):
         found = [d for d in docs if d["kind"] == kind]
         assert found or mode == "sidecar", f"gateway mode ships a {kind}"
@@ -397,10 +400,11 @@ def test_dockerfile_runs_as_pid_1_non_root_with_a_healthcheck() -> None:
     assert _exec_form(ops["CMD"][-1]) == ["--config", CONFIG_PATH]
     assert any(a.split()[-1] == CONFIG_PATH for a in ops["COPY"])
     assert ops["STOPSIGNAL"] == ["SIGTERM"]
-    assert sorted(int(p) for a in ops["EXPOSE"] for p in a.split()) == [HTTP_PORT, ADMIN_PORT]
+    assert sorted(int(p) for a in ops["EXPOSE"] for p in a.split()) == [HTTP_PORT, ADMIN_PORT, GRPC_PORT]
     env = dict(pair.split("=", 1) for a in ops["ENV"] for pair in shlex.split(a))
     assert env["A2A_GATEWAY_SERVER_LISTEN"] == f"0.0.0.0:{HTTP_PORT}"
     assert env["A2A_GATEWAY_ADMIN_LISTEN"] == f"0.0.0.0:{ADMIN_PORT}"
+    assert env["A2A_GATEWAY_GRPC_LISTEN"] == f"0.0.0.0:{GRPC_PORT}"
     assert env["PYTHONDONTWRITEBYTECODE"] == "1", "nothing written under a read-only root"
     (healthcheck,) = ops["HEALTHCHECK"]
     command = _exec_form(healthcheck.partition(" CMD ")[2])

@@ -72,6 +72,15 @@ async def test_two_workers_share_the_port_and_the_parent_reports_them(fake_agent
             async with session.get(f"{base}/metrics") as resp:
                 m = parse(await resp.text())
             assert total(m, "a2a_gateway_requests_total", operation="send_message", outcome="ok") == REQUESTS
+
+            for _ in range(100):  # the migration view: each worker's file (rewritten each second), summed
+                status, view = await _get_json(session, f"{base}/migration")
+                if view["totals"] == {"1.0": REQUESTS}:
+                    break
+                await asyncio.sleep(0.1)
+            assert view["totals"] == {"1.0": REQUESTS}, view
+            assert [c["total"] for c in view["callers"]] == [REQUESTS]   # one caller (aiohttp's User-Agent)
+            assert view["agents"]["default"]["interfaces"][0]["status"] == "pinned"   # upstream.version = "1.0"
             assert value(m, "a2a_gateway_request_duration_seconds_count", route="default", operation="send_message",
                          client_version="1.0", upstream_version="1.0") == REQUESTS
             assert {labels for (name, labels) in m if name == "a2a_gateway_ready"} == {

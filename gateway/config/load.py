@@ -75,6 +75,9 @@ def load(
     loading.take_environ(environ)
     loading.take_overrides(overrides or {})
     routes = _read_routes(raw_routes, f"in {path}", loading.problems) if raw_routes is not None else []
+    if routes and loading.values["grpc.listen"]:
+        loading.problems.append(Problem("grpc.listen", "the gRPC listener serves [upstream] alone: gRPC has no "
+                                        "path prefix to choose a [[routes]] agent by", f"in {path}"))
     if routes and loading.values["upstream.url"] is REQUIRED:
         loading.values["upstream.url"] = ""  # every route names its own agent
     loading.require_the_required()

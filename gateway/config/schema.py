@@ -43,6 +43,7 @@ from gateway.config.settings import (
     AuthSettings,
     CallersSettings,
     CardSettings,
+    GrpcSettings,
     LimitsSettings,
     LogSettings,
     MigrationSettings,
@@ -267,9 +268,15 @@ SECTIONS: dict[str, str] = {
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",
+    "grpc": "The gRPC listener: both versions' A2AService on one port (the service tells the caller's "
+    "version: `a2a.v1.A2AService` is v0.3, `lf.a2a.v1.A2AService` is v1.0), every RPC through the same "
+    "translation, limits, logs, metrics and drain as the HTTP listener. Off unless `listen` is set; the "
+    "agent card then lists it (v1.0 `protocolBinding` GRPC, v0.3 `additionalInterfaces` transport GRPC). "
+    "With `[[routes]]` it serves no route (gRPC has no path prefix): the check refuses that combination.",
     "admin": "The admin listener: GET /healthz (the process is alive), /readyz (the upstream agent is known "
-    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text) and "
-    "/workers (the worker processes). It is never served on the main listener.",
+    "and the gateway is not draining; 503 with a JSON reason otherwise), /metrics (Prometheus text), "
+    "/workers (the worker processes), /migration (who still speaks v0.3, as JSON) and / (the same as an "
+    "HTML page). It is never served on the main listener.",
     "migration": "Gradual migration from A2A 0.3 to 1.0: who still speaks v0.3 (the admin listener's "
     "GET /migration and its page), and what v0.3 clients are told: the `Deprecation` (RFC 9745), `Sunset` "
     "(RFC 8594) and `Link rel=\"deprecation\"` headers on every reply to a v0.3 client, and past the cut-off "
@@ -352,8 +359,10 @@ _TABLE: tuple[Key, ...] = (
         choices=("auto", "0.3", "1.0")),
     Key("upstream.binding", "enum", "auto",
         "Protocol binding used to call the upstream agent; \"auto\" uses the agent card's "
-        "preferred binding.",
-        choices=("auto", "JSONRPC", "HTTP+JSON")),
+        "preferred binding (gRPC only for gRPC callers, or when the agent offers nothing else); "
+        "\"GRPC\" calls the card's gRPC interface (or, with a fixed upstream.version, the host and port "
+        "of upstream.url; https:// means TLS).",
+        choices=("auto", "JSONRPC", "HTTP+JSON", "GRPC")),
     Key("upstream.tenant", "str", "",
         "Tenant path segment for v1.0 upstream calls; empty means none.",
         check=check_tenant),
@@ -526,6 +535,14 @@ _TABLE: tuple[Key, ...] = (
     Key("log.level", "enum", "info",
         "Lowest level logged.",
         choices=("debug", "info", "warning", "error", "critical")),
+    Key("grpc.listen", "str", "",
+        "Address of the gRPC listener, HOST:PORT; empty (the default) disables it. Use 0.0.0.0:50051 in a "
+        "container.",
+        check=check_admin_listen, cli="--grpc-listen"),
+    Key("grpc.public_address", "str", "",
+        "The HOST:PORT clients dial for gRPC, as the agent card lists it; empty: the host of the public "
+        "URL (server.public_url, else the card request's) with the listener's port.",
+        check=check_admin_listen),
     Key("admin.listen", "str", "127.0.0.1:9090",
         "Address of the admin listener, HOST:PORT; empty disables it. Use 0.0.0.0:9090 in a container "
         "so that probes and Prometheus reach it, and keep it off public Services.",
@@ -703,6 +720,7 @@ SECTION_TYPES: dict[str, type] = {
     "task_index": TaskIndexSettings,
     "agui": AguiSettings,
     "log": LogSettings,
+    "grpc": GrpcSettings,
     "admin": AdminSettings,
     "tracing": TracingSettings,
     "card": CardSettings,

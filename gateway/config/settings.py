@@ -56,7 +56,7 @@ class TimeoutSettings:
 class UpstreamSettings:
     url: str
     version: Literal["auto", "0.3", "1.0"]
-    binding: Literal["auto", "JSONRPC", "HTTP+JSON"]
+    binding: Literal["auto", "JSONRPC", "HTTP+JSON", "GRPC"]
     tenant: str
     card_refresh_seconds: float
     card_retry_seconds: float
@@ -114,6 +114,12 @@ class AguiSettings:
     settle_seconds: float
     session_ttl_seconds: float
     max_sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class GrpcSettings(_Listens):
+    listen: str  # "" disables the gRPC listener
+    public_address: str  # HOST:PORT of the card's gRPC interfaces; "": derived
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +215,7 @@ class Settings:
     task_index: TaskIndexSettings
     agui: AguiSettings
     log: LogSettings
+    grpc: GrpcSettings
     admin: AdminSettings
     tracing: TracingSettings
     migration: MigrationSettings

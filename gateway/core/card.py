@@ -45,13 +45,15 @@ class UpstreamCard:
         """The agent's interfaces in the order a call of `client` over `binding` should try them:
         same version and binding (a pass-through), same version on another binding, then the other
         version, JSON-RPC first: when translating anyway, the binding every v0.3 SDK implements
-        completely. Interfaces known to lack `op` (its row's `v03_rest_gap`) come last."""
+        completely. gRPC is taken for another binding's caller only when nothing else is left (a
+        gRPC-only agent). Interfaces known to lack `op` (its row's `v03_rest_gap`) come last."""
         gaps = op is not None and op.v03_rest_gap
 
-        def rank(i: Interface) -> tuple[bool, bool, bool]:
+        def rank(i: Interface) -> tuple[bool, bool, bool, bool]:
             gap = gaps and i.version is Version.V03 and i.binding is Binding.REST
             same = i.version is client
-            return gap, not same, i.binding is not (binding if same else Binding.JSONRPC)
+            grpc_last = i.binding is Binding.GRPC and binding is not Binding.GRPC
+            return gap, grpc_last, not same, i.binding is not (binding if same else Binding.JSONRPC)
         return sorted(self.interfaces, key=rank)
 
     def choose(self, client: Version, binding: Binding = Binding.JSONRPC) -> Interface:
@@ -108,18 +110,19 @@ def read_upstream_card(raw: Any, cx: Cx) -> UpstreamCard:
     return UpstreamCard(card, tuple(interfaces))
 
 
-def gateway_interfaces(base_url: str, bindings: tuple[Binding, ...]) -> list[JsonObj]:
-    """The interfaces the gateway serves: every binding, v1.0 first, then v0.3, all at `base_url`."""
+def gateway_interfaces(base_url: str, bindings: tuple[Binding, ...], grpc_target: str = "") -> list[JsonObj]:
+    """The interfaces the gateway serves: every binding, v1.0 first, then v0.3, all at `base_url`; gRPC
+    (when the listener is on) at `grpc_target`, the `host:port` both SDK lines dial."""
     base = base_url.rstrip("/")
-    urls = {Binding.JSONRPC: base + "/", Binding.REST: base}
+    urls = {Binding.JSONRPC: base + "/", Binding.REST: base, Binding.GRPC: grpc_target}
     return [{"url": urls[b], "protocolBinding": b.value, "protocolVersion": v}
-            for v in ("1.0", "0.3") for b in bindings]
+            for v in ("1.0", "0.3") for b in bindings if urls[b]]
 
 
 def served_card(upstream: UpstreamCard, *, client: Version, base_url: str,
-                bindings: tuple[Binding, ...], cx: Cx) -> JsonObj:
+                bindings: tuple[Binding, ...], cx: Cx, grpc_target: str = "") -> JsonObj:
     """The card a client of `client` version gets from the gateway (`Vary: A2A-Version`)."""
-    interfaces = gateway_interfaces(base_url, bindings)
+    interfaces = gateway_interfaces(base_url, bindings, grpc_target)
     card = {**upstream.card, "supportedInterfaces": interfaces}
     if client is Version.V10:
         return card

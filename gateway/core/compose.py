@@ -15,7 +15,13 @@ from typing import Any
 
 from gateway.core import jsoncodec
 from gateway.core.dialects import STATE_ALIASES_V10, TERMINAL_V10, V10_STATE_BY_NUMBER
-from gateway.core.errors import GatewayError, TaskNotFound, TranslationError, UnsupportedOperation
+from gateway.core.errors import (
+    GatewayError,
+    PushNotificationNotSupported,
+    TaskNotFound,
+    TranslationError,
+    UnsupportedOperation,
+)
 from gateway.core.types import JsonObj
 
 __all__ = [
@@ -28,8 +34,12 @@ __all__ = [
     "list_query",
     "listed_task",
     "pick_config",
+    "push_refusal",
     "records_in",
+    "status_change",
     "subscribe_refusal",
+    "subscription_over",
+    "task_state",
     "timestamp_key",
 ]
 
@@ -39,6 +49,7 @@ NO_HISTORY_LIMIT = 2**31 - 1   # asked of a v0.3 agent for "every message" (some
 DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 50, 100   # P10 ListTasksRequest.page_size
 
 _UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
+_JS_ABSENT_ENUM = "UNRECOGNIZED"   # a2a-js 1.x's JSON-RPC client writes an unset `status` so (ts-proto's -1)
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
 
@@ -150,7 +161,7 @@ def list_query(params: Any) -> ListQuery:
     context = p.get("contextId") or ""
     if type(context) is not str:
         raise TranslationError("$.params.contextId", "expected a string")
-    status = _state(p.get("status")) if p.get("status") is not None else _UNSPECIFIED
+    status = _state(p.get("status")) if p.get("status") not in (None, _JS_ABSENT_ENUM) else _UNSPECIFIED
     if status is None or status not in V10_STATE_BY_NUMBER.values():
         raise TranslationError("$.params.status", f"unknown task state {p.get('status')!r}")
     size = _int(p, "pageSize", DEFAULT_PAGE_SIZE)
@@ -247,6 +258,47 @@ def subscribe_refusal(task: Any, task_id: str) -> GatewayError | None:
     if state in TERMINAL_V10:
         return UnsupportedOperation(f"Task {task_id} is in a terminal state ({state}): nothing to subscribe to")
     return None
+
+
+def task_state(task: Any) -> str | None:
+    """The v1.0 state of a Task, a `{task}` or a `{statusUpdate}` item (None when it shows none)."""
+    if isinstance(task, dict):
+        task = task.get("task") or task.get("statusUpdate") or task
+    status = task.get("status") if isinstance(task, dict) else None
+    return _state(status.get("state")) if isinstance(status, dict) else None
+
+
+def status_change(task: JsonObj, last_state: str | None) -> JsonObj | None:
+    """The status update a subscriber gets when a re-read Task shows a state other than the last one it was
+    sent (the agent's own stream being over: a v0.3 agent has none for an interrupted task); None when the
+    state is the same. The stream ends once the state is terminal (`subscription_over`)."""
+    state = task_state(task)
+    if state is None or state == last_state:
+        return None
+    update: JsonObj = {"taskId": task.get("id", ""), "contextId": task.get("contextId", ""),
+                       "status": task["status"]}
+    return {"statusUpdate": update}
+
+
+def subscription_over(state: str | None) -> bool:
+    """Whether a subscription is over at this state (S10 §3.1.6: it closes at the terminal state)."""
+    return state in TERMINAL_V10
+
+
+PUSH_CONFIG_OPERATIONS = frozenset({"create_push_config", "get_push_config", "list_push_configs",
+                                    "delete_push_config"})
+
+
+def push_refusal(op_name: str, card: JsonObj) -> GatewayError | None:
+    """PushNotificationNotSupported for a push config operation when the agent's (v1.0) card does not declare
+    push notifications (S10 §3.3.2; P10 AgentCapabilities.push_notifications); None otherwise."""
+    if op_name not in PUSH_CONFIG_OPERATIONS:
+        return None
+    capabilities = card.get("capabilities")
+    if isinstance(capabilities, dict) and capabilities.get("pushNotifications") is True:
+        return None
+    return PushNotificationNotSupported("Push Notification is not supported: the agent's card does not declare "
+                                        "pushNotifications")
 
 
 def pick_config(configs: Iterable[Any], config_id: str) -> JsonObj | None:

@@ -14,7 +14,7 @@ from typing import Final
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.tables import bijection
-from gateway.core.types import JSONRPC, REST, Binding, Dialect, Version
+from gateway.core.types import GRPC, JSONRPC, REST, Binding, Dialect, Version
 
 # ---- enum tables ------------------------------------------------------------------------------------
 
@@ -183,7 +183,7 @@ V03RPC_SPEC: Final = DialectSpec(
     member_aliases=MappingProxyType({}), send_message_members=("message",), resource_names=False,
 )
 V03REST_SPEC: Final = DialectSpec(
-    dialect=Dialect.V03REST, version=Version.V03, bindings=frozenset({REST}), protojson=True,
+    dialect=Dialect.V03REST, version=Version.V03, bindings=frozenset({REST, GRPC}), protojson=True,
     kind_tags=False, message_parts="content", file_keys=("fileWithBytes", "fileWithUri"), data_wrapped=True,
     states_to_v10=REST_STATE_TO_V10, states_from_v10=REST_STATE_FROM_V10, roles_to_v10=REST_ROLE_TO_V10,
     roles_from_v10=REST_ROLE_FROM_V10, bytes_to_v10=_rest_bytes_to_v10, bytes_from_v10=_rest_bytes_from_v10,
@@ -195,7 +195,7 @@ V03REST_SPEC: Final = DialectSpec(
     resource_names=True,
 )
 V10_SPEC: Final = DialectSpec(
-    dialect=Dialect.V10, version=Version.V10, bindings=frozenset({JSONRPC, REST}), protojson=True,
+    dialect=Dialect.V10, version=Version.V10, bindings=frozenset({JSONRPC, REST, GRPC}), protojson=True,
     kind_tags=False, message_parts="parts", file_keys=("raw", "url"), data_wrapped=False,
     states_to_v10=MappingProxyType({s: s for s in V10_STATE_NUMBER}),
     states_from_v10=MappingProxyType({s: s for s in V10_STATE_NUMBER}),

@@ -48,6 +48,11 @@ class MalformedEnvelope(GatewayError):
     default_message = "Parse error"
 
 
+class UnreadableBody(MalformedEnvelope):
+    """The request body cannot be taken apart (broken chunked framing, a Content-Encoding that does not
+    decode): a parse error, and the connection is closed behind the answer (its framing is lost)."""
+
+
 class InvalidRequest(GatewayError):
     jsonrpc_code = -32600
     http_status = 400
@@ -76,6 +81,16 @@ class TaskNotFound(GatewayError):
     http_status = 404
     reason = "TASK_NOT_FOUND"
     default_message = "Task not found"
+
+
+class PushNotificationNotSupported(GatewayError):
+    """The agent's card says it has no push notifications: the gateway answers so itself (a2a-sdk 0.3 answers
+    -32603 instead of -32003)."""
+
+    jsonrpc_code = -32003
+    http_status = 400
+    reason = "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    default_message = "Push Notification is not supported"
 
 
 class ContentTypeNotSupported(GatewayError):

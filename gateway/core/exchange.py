@@ -7,18 +7,18 @@ No I/O: the shell sends."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gateway.core import jsoncodec
-from gateway.core.bindings import jsonrpc, rest
+from gateway.core.bindings import grpc, jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.compose import NO_HISTORY_LIMIT
 from gateway.core.dialects import DIALECTS, SPECS
-from gateway.core.errors import GatewayError, TranslationError, as_agent_error
+from gateway.core.errors import GatewayError, TranslationError, UnsupportedOperation, as_agent_error
 from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
-from gateway.core.stream import HubFrames, HubItem, StreamRelay, sse_relay
+from gateway.core.stream import Frames, HubFrames, HubItem, StreamRelay, sse_relay
 from gateway.core.translate import translate
 from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
 from gateway.core.types import Binding, Dialect, JsonObj, Version
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 JSON = "application/json"
 UPSTREAM_RPC_ID = "a2a-gateway"  # the id of JSON-RPC requests the gateway makes on its own or for REST clients
 MAX_LIST_ITEMS = 10_000          # a v0.3 caller's unpaged list stops following pages here
+
+F = TypeVar("F")      # one stream frame for the client (see core.stream.Frames)
+Out = TypeVar("Out")  # the frames of one relay call, joined
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +90,7 @@ class Exchange:
     sealer: PushSealer | None = None                # the push relay, when enabled
     rest_bytes: RestBytes | None = None             # the v0.3 REST agent's file-bytes convention, if learned
     rest_bytes_guess: RestBytes | None = None       # a v0.3 REST client's, as its User-Agent suggests
+    grpc_target: str = ""                           # the gateway's gRPC `host:port`, for the extended card
     cx: Cx = field(init=False)
     webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
     seen: list[Any] = field(init=False, default_factory=list)       # results read for the client (task index)
@@ -139,9 +143,26 @@ class Exchange:
                     and isinstance(up, dict) and self.op.history[0] not in up:
                 # an absent limit is "no limit" in v1.0 (S10 §3.2.4); some v0.3 agents send no history unasked
                 up[self.op.history[0]] = NO_HISTORY_LIMIT
+        elif self.op.history is not None and isinstance(params, dict):
+            # a v0.3 caller's positive limit holds too, whatever the agent does (its 0 means "all": no limit)
+            hist = _at(params, self.op.history)
+            self._history = hist if type(hist) is int and hist > 0 else None
         return self._outgoing(up)
 
+    @property
+    def upstream_rpc(self) -> grpc.Rpc | None:
+        """The RPC a gRPC agent serves this operation by (None for HTTP agents)."""
+        if self.upstream.binding is not Binding.GRPC:
+            return None
+        rpc = grpc.for_operation(self.op, self.upstream.version)
+        if rpc is None:
+            raise UnsupportedOperation(f"{self.op.v10_method} has no A2A {self.upstream.version.value} gRPC RPC")
+        return rpc
+
     def _outgoing(self, params: Any) -> rest.Outgoing:
+        rpc = self.upstream_rpc
+        if rpc is not None:   # a gRPC agent: the RPC's path and its request message
+            return rest.Outgoing("POST", rpc.path, (), grpc.encode_request(rpc, params, self.cx))
         if self.upstream.binding is Binding.REST:
             return rest.build(self.op, params, self.upstream.version, tenant=self.upstream.tenant,
                               quirks=self.quirks)
@@ -187,18 +208,59 @@ class Exchange:
         """The agent's reply read for the client: its result or A2A error in the client's dialect (a
         Result), one more page to fetch (Again), or the gateway's own fault as the client's Reply."""
         try:
-            ok, value = self._read_upstream(status, body)
+            return self.read_result(status, body)
         except GatewayError as err:
             return self.error_reply(err)
+
+    def read_result(self, status: int, body: bytes) -> Result | Again:
+        """read_reply for a caller that frames the gateway's own faults itself (gRPC): they are raised.
+        A2A errors are in the client's JSON-RPC dialect; for REST and gRPC clients the v1.0 hub's."""
+        return self._read_value(*self._read_upstream(status, body))
+
+    def client_grpc_reply(self, reply: bytes | grpc.GrpcStatus) -> Done | Again:
+        """client_reply for a gRPC agent's outcome (its reply message, or its error status)."""
+        step = self.read_grpc_reply(reply)
+        if isinstance(step, Again):
+            return step
+        if isinstance(step, Reply):
+            return Done(step)
+        return Done(self._success(step.value) if step.ok else self._error_reply(step.value))
+
+    def read_grpc_reply(self, reply: bytes | grpc.GrpcStatus) -> Result | Again | Reply:
+        """read_reply for a gRPC agent's outcome (its reply message, or its error status)."""
+        try:
+            return self.read_grpc_result(reply)
+        except GatewayError as err:
+            return self.error_reply(err)
+
+    def read_grpc_result(self, reply: bytes | grpc.GrpcStatus) -> Result | Again:
+        """read_result for a gRPC agent's outcome (its reply message, or its error status)."""
+        rpc = self.upstream_rpc
+        assert rpc is not None, "not a gRPC agent"
+        if isinstance(reply, grpc.GrpcStatus):
+            return self._read_value(False, grpc.to_error(reply, Version.V10, self.cx))
+        return self._read_value(True, grpc.decode_response(rpc, reply, self.cx))
+
+    def grpc_item(self, message: bytes) -> Any:
+        """One message of a gRPC agent's stream, as its dialect's StreamResponse (for StreamRelay.feed_item)."""
+        rpc = self.upstream_rpc
+        assert rpc is not None, "not a gRPC agent"
+        return grpc.decode_response(rpc, message, self.cx)
+
+    def grpc_error(self, status: grpc.GrpcStatus) -> JsonObj:
+        """A gRPC agent's error status as the v1.0 hub error (for StreamRelay.error)."""
+        return grpc.to_error(status, Version.V10, self.cx)
+
+    def _read_value(self, ok: bool, value: Any) -> Result | Again:
         if not ok:
-            if self.call.binding is Binding.REST or self.src is Dialect.V10:
+            if self.call.binding is not Binding.JSONRPC or self.src is Dialect.V10:
                 return Result(False, value)
             return Result(False, translate("error", value, src=Dialect.V10, dst=self.src, cx=self.cx,
                                            at="$.error"))
         try:
             result = self._result(value)
         except GatewayError as err:
-            return self.error_reply(as_agent_error(err))
+            raise as_agent_error(err) from None
         if isinstance(result, Again):
             return result
         self.seen.append(result)
@@ -251,8 +313,19 @@ class Exchange:
         """The relay of this call's upstream stream as v1.0 items, for an in-process v1.0 client."""
         if self.src is not Dialect.V10:
             raise ValueError("hub_stream is for v1.0 callers")
-        return StreamRelay(HubFrames(), upstream=self.dst, upstream_binding=self.upstream.binding, cx=self.cx,
-                           max_event_bytes=max_event_bytes, history_length=self._history)
+        return self.framed(HubFrames(), max_event_bytes=max_event_bytes)
+
+    def framed(self, frames: Frames[F, Out], *, max_event_bytes: int) -> StreamRelay[F, Out]:
+        """The relay of this call's upstream stream, framed by `frames` (in the client's dialect); kept as
+        `relay`, tracking tasks for the index as `stream` does."""
+        if frames.dialect is not self.src:
+            raise ValueError(f"frames in {frames.dialect.value}, the client speaks {self.src.value}")
+        relay: StreamRelay[F, Out] = StreamRelay(frames, upstream=self.dst, upstream_binding=self.upstream.binding,
+                                                 cx=self.cx, max_event_bytes=max_event_bytes,
+                                                 history_length=self._history)
+        relay.track = self.src is Dialect.V10 and self.upstream.version is Version.V03
+        self.relay = relay
+        return relay
 
     def _result(self, result: Any) -> Any:
         op = self.op
@@ -261,7 +334,7 @@ class Exchange:
         if op.card_result:
             card = translate("agent_card", result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             out = served_card(UpstreamCard(card, ()), client=self.call.version, base_url=self.base_url,
-                              bindings=self.bindings, cx=self.cx)
+                              bindings=self.bindings, cx=self.cx, grpc_target=self.grpc_target)
             if self.src is Dialect.V03REST:
                 out = translate("agent_card", out, src=Dialect.V03RPC, dst=Dialect.V03REST, cx=self.cx)
             return out

@@ -11,7 +11,7 @@ import ujson
 
 from gateway.core.errors import LimitExceeded, MalformedEnvelope
 
-__all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_relayed"]
+__all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_reencoded", "loads_relayed", "plain_text"]
 
 # THE RULE. What the gateway reads — a client's body, an agent's reply, one SSE event's data — is JSON text
 # (RFC 8259) as I-JSON (RFC 7493) narrows it, because each of these has crashed or split JSON handlers:
@@ -24,16 +24,19 @@ __all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_relayed"]
 # checks floats; cheap byte tests say when a slower exact read (the standard library's parser, with hooks)
 # must decide. A value that passes is exactly what ujson returned. (Left lenient, as ujson reads them:
 # a number with leading zeros, `01`, is the number.)
-# Bytes relayed untouched (a pass-through's replies and events) are checked by `loads_relayed`: JSON text
-# a client can read (RFC 8259's grammar: no NaN or Infinity, no raw control character in a string; and
-# no lone surrogate), without the walk; a repeated name or a huge literal reaches the client as the agent
-# wrote it, which is its business. What the gateway writes is JSON too: the encoder refuses non-finite
-# numbers (and `dumpb` lone surrogates).
+# Two lighter readings, for the per-event path, where the walk would cost more than the rest of the work:
+#   - bytes relayed untouched (a pass-through's replies and events): `loads_relayed`, JSON text a client
+#     can read (RFC 8259's grammar: no NaN or Infinity, no raw control character in a string; and no lone
+#     surrogate), by C scans; a repeated name or a huge literal reaches the client as the agent wrote it;
+#   - a value written again at once (a translated stream event): `loads_reencoded`, the parse alone.
+# What the gateway writes is JSON in every case: the encoder refuses non-finite numbers (and `dumpb` lone
+# surrogates) as MalformedEnvelope; writing a value back resolves repeated names and escapes controls.
 MAX_DEPTH = 1024  # ujson's own bound; JSON-RPC requests are held to a lower one (bindings.jsonrpc)
 
 _dumps = ujson.dumps
 _loads = ujson.loads
 _CONTROLS = bytes(range(0x20))
+_CONTROLS_BUT_EOL = bytes(c for c in range(0x20) if c not in (0x0A, 0x0D))
 _CONTROLS_STR = str.maketrans(dict.fromkeys(range(0x20)))
 
 
@@ -69,15 +72,32 @@ def loads(data: bytes | str) -> Any:
     return value
 
 
-def loads_relayed(data: bytes | str) -> Any:
-    """Decode bytes the gateway relays untouched, by the lighter rule above (MalformedEnvelope else)."""
+def loads_relayed(data: bytes | str, *, plain: bool = False) -> Any:
+    """Decode bytes the gateway relays untouched, by the lighter rule above (MalformedEnvelope else): one C
+    parse and, for bytes, three C scans ahead of any Python-level work. `plain`: `plain_text` found nothing
+    to look at in a text holding all of the single-line `data`, so the parse alone decides."""
     value = _decode(data)
-    at = _BYTES if type(data) is bytes else _STR
-    if at.nan in data or at.infinity in data or _has_control(data):
-        _exact(data, _GRAMMAR)  # NaN may be inside a string: the exact reader tells
+    if plain:
+        return value
+    if type(data) is bytes:
+        if b"NaN" in data or b"Infinity" in data or len(data.translate(None, _CONTROLS)) != len(data):
+            _exact(data, _GRAMMAR)  # NaN may be inside a string, a tab between tokens: the exact reader tells
+        if b"\\u" in data and _may_have_surrogate(data):
+            _surrogates(value)
+        return value
+    if "NaN" in data or "Infinity" in data or _has_control(data):
+        _exact(data, _GRAMMAR)
     if _may_have_surrogate(data):
         _surrogates(value)
     return value
+
+
+def plain_text(region: bytes) -> bool:
+    """Whether `region` (several events' bytes, line ends included) holds nothing `loads_relayed` looks at
+    twice: no NaN or Infinity, no escape `\\u`, no control character but line ends. Scanned once for all
+    the events of a chunk, it spares their single-line data the per-event scans."""
+    return not (b"NaN" in region or b"Infinity" in region or b"\\u" in region
+                or len(region.translate(None, _CONTROLS_BUT_EOL)) != len(region))
 
 
 def _decode(data: bytes | str) -> Any:
@@ -89,14 +109,29 @@ def _decode(data: bytes | str) -> Any:
         raise LimitExceeded("JSON nesting too deep") from None
 
 
+def loads_reencoded(data: bytes | str) -> Any:
+    """Decode a value the gateway writes again at once (a translated stream event: the per-event path) by
+    the parse alone: writing it back resolves a repeated name and escapes control characters, and the
+    encoder refuses what JSON cannot hold (MalformedEnvelope)."""
+    return _decode(data)
+
+
 def dumps(value: Any) -> str:
-    """JSON text of `value`; a NaN or infinite float raises OverflowError (a bug: what is read is finite)."""
-    return _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False)
+    """JSON text of `value`; a NaN or infinite float is MalformedEnvelope (what is read cannot hold one)."""
+    try:
+        return _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False)
+    except OverflowError:
+        raise MalformedEnvelope("a number that is not finite cannot be written as JSON") from None
 
 
 def dumpb(value: Any) -> bytes:
-    """`dumps` as UTF-8 (a lone surrogate raises UnicodeEncodeError)."""
-    return _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False).encode()
+    """`dumps` as UTF-8 (a lone surrogate is MalformedEnvelope too)."""
+    try:
+        return _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False).encode()
+    except OverflowError:
+        raise MalformedEnvelope("a number that is not finite cannot be written as JSON") from None
+    except UnicodeEncodeError:
+        raise MalformedEnvelope("a string holding a lone surrogate cannot be written as JSON") from None
 
 
 def _check(value: dict[str, Any] | list[Any], data: Any) -> None:

@@ -23,6 +23,8 @@ __all__ = ["CREDENTIAL_HEADERS", "NO_CALLER", "OTHER", "SNAPSHOT_VERSION", "WIND
 # name → (length, bucket width) in seconds: a count "in the last hour" is the sum of the 60 one-minute
 # buckets that end at the current one (the oldest may be partly outside the window)
 WINDOWS: Mapping[str, tuple[int, int]] = {"1m": (60, 5), "1h": (3600, 60), "24h": (86400, 3600)}
+FINEST = min(width for _, width in WINDOWS.values())
+assert all(width % FINEST == 0 for _, width in WINDOWS.values()), "every bucket is made of finest buckets"
 OTHER = "(other callers)"
 NO_CALLER = "(none)"
 MAX_CALLER_CHARS = 200
@@ -44,25 +46,46 @@ def caller_id(header: str, value: str | None) -> str:
 
 @dataclass(slots=True)
 class _Series:
-    """One count: its total, when it was last seen, and its buckets per window (bucket index → count)."""
+    """One count: its total, when it was last seen, and its buckets per window (bucket index → count).
+    Counts within one finest bucket are summed in `_pending` and settled into the windows when the
+    bucket changes or the series is read: one addition per exchange on the hot path."""
 
     total: int = 0
     last: float = 0.0
     buckets: dict[str, dict[int, int]] = field(default_factory=lambda: {w: {} for w in WINDOWS})
+    _pending: int = 0
+    _pending_at: int = -1   # the finest bucket the pending counts fall in
+    _pending_t: float = 0.0
 
     def add(self, now: float, n: int = 1) -> None:
         self.total += n
-        self.last = max(self.last, now)
+        if now > self.last:
+            self.last = now
+        at = int(now // FINEST)
+        if at == self._pending_at:
+            self._pending += n
+            return
+        self.settle()
+        self._pending, self._pending_at, self._pending_t = n, at, now
+
+    def settle(self) -> None:
+        """Move the pending counts into every window's bucket, dropping buckets past the window."""
+        n = self._pending
+        if not n:
+            return
+        self._pending = 0
         for name, (length, width) in WINDOWS.items():
             ring = self.buckets[name]
-            index = int(now // width)
+            index = int(self._pending_t // width)
             ring[index] = ring.get(index, 0) + n
-            oldest = index - length // width
-            if len(ring) > length // width:
-                for old in [i for i in ring if i <= oldest]:
+            keep = length // width
+            if len(ring) > keep:
+                for old in [i for i in ring if i <= index - keep]:
                     del ring[old]
 
     def absorb(self, other: _Series) -> None:
+        other.settle()
+        self.settle()
         self.total += other.total
         self.last = max(self.last, other.last)
         for name, ring in other.buckets.items():
@@ -71,6 +94,7 @@ class _Series:
                 mine[index] = mine.get(index, 0) + n
 
     def windows(self, now: float) -> dict[str, int]:
+        self.settle()
         out = {}
         for name, (length, width) in WINDOWS.items():
             current = int(now // width)
@@ -79,6 +103,7 @@ class _Series:
         return out
 
     def as_json(self) -> dict[str, Any]:
+        self.settle()
         return {"total": self.total, "last": self.last,
                 "buckets": {w: {str(i): n for i, n in ring.items()} for w, ring in self.buckets.items()}}
 

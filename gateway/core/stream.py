@@ -4,6 +4,7 @@ for an in-process client such as the AG-UI door). It must not await, read clocks
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
@@ -356,18 +357,48 @@ class StreamRelay(Generic[F, Out]):
             self.tracked[str(task.get("id", ""))] = hub
         return self._frames.join(out)
 
+    def emit(self, hub: JsonObj) -> Out:
+        """A v1.0 item the shell composed (a change GetTask showed once the agent's own stream was over),
+        framed for the client, whether or not the agent's stream is done."""
+        item = hub if self.client is V10 else translate("stream_response", hub, src=V10, dst=self.client,
+                                                        cx=self.cx, at="$.composed")
+        self.events_out += 1
+        if self.track:
+            member, payload = member_of(hub, "$.composed")
+            self.tracked[str(payload.get("id" if member == "task" else "taskId", ""))] = hub
+        return self._frames.join([self._frames.item(item)])
+
     def close(self) -> Out:
-        """Upstream EOF: an unterminated event is dropped (WHATWG); a held event goes out as the final one."""
+        """Upstream EOF. An event without its last blank line is relayed when its data is whole JSON (a clean
+        end that left the blank line out); an event cut short is dropped (noted) and, as the client must not
+        take a cut stream for a whole one, answered with one error frame. A held event goes out as the
+        final one."""
         out: list[F] = []
         if self._done:
             return self._frames.join(out)
-        if self._parser.buffered_bytes:
-            self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]",
-                         "the upstream closed inside an event")
+        if self._parser.buffered_bytes and self._last_event(out):
+            return self._frames.join(out)
         self._parser.close()
         self._done = True
         self._flush_held(out, final=True)
         return self._frames.join(out)
+
+    def _last_event(self, out: list[F]) -> bool:
+        """The event the upstream left without its blank line: relayed if whole, else the cut's error;
+        whether that ended the stream."""
+        items: list[SseComment | SseEvent] = []
+        try:
+            self._parser.feed_into(b"\n\n", items)
+            whole = [item for item in items if isinstance(item, SseEvent)]
+            for event in whole:
+                jsoncodec.loads_reencoded(event.data)
+        except GatewayError:
+            whole = []
+        if whole:
+            return self._items(items, out)
+        self.cx.note("unterminated_event_dropped", f"$[{self.events_in}]", "the upstream closed inside an event")
+        self._fail_into(out, StreamError("the agent's stream ended in the middle of an event"))
+        return True
 
     def release(self) -> Out:
         """The look-ahead timer fired: the held event goes out with `final: false`."""
@@ -383,6 +414,27 @@ class StreamRelay(Generic[F, Out]):
             self._fail_into(out, error)
         return self._frames.join(out)
 
+    def feed_item(self, raw: Any) -> Out:
+        """One upstream item that came framed already (a gRPC agent's message, decoded into its
+        dialect's StreamResponse): relayed as an SSE event's data would be."""
+        out: list[F] = []
+        if not self._done:
+            at = f"$[{self.events_in}]"
+            self.events_in += 1
+            self._apply(lambda: self._decide(raw, at, first=not self._started), out)
+        return self._frames.join(out)
+
+    def error(self, hub: JsonObj) -> Out:
+        """The upstream ended the stream with an A2A error (hub: a v1.0 JSON-RPC error object): one
+        error frame in the client's shape (a held event goes out first, not final), then done."""
+        out: list[F] = []
+        if not self._done:
+            self._flush_held(out, final=False)
+            out.append(self._frames.upstream_error(hub, f"$[{self.events_in}]"))
+            self.events_out += 1
+            self._done = True
+        return self._frames.join(out)
+
     # ---- one upstream event ----------------------------------------------------------------------
 
     def _event(self, event: SseEvent, out: list[F]) -> None:
@@ -391,8 +443,12 @@ class StreamRelay(Generic[F, Out]):
         if not event.data or event.data.isspace():
             self.cx.note("empty_event_ignored", at)
             return
+        self._apply(lambda: self._step(event, at, first=not self._started), out)
+
+    def _apply(self, step: Callable[[], tuple[list[F], JsonObj | None, bool]], out: list[F]) -> None:
+        """Run one decision and apply it to the relay's state (a GatewayError is the agent's fault)."""
         try:
-            frames, hold, done = self._step(event, at, first=not self._started)
+            frames, hold, done = step()
         except GatewayError as exc:
             self._fail_into(out, agent_fault(exc))
             return
@@ -405,8 +461,8 @@ class StreamRelay(Generic[F, Out]):
 
     def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """Decide one event, leaving the relay's state alone: (frames to write, item to hold, done)."""
-        try:
-            value = jsoncodec.loads(event.data)
+        try:  # the parse alone: the event is written again (jsoncodec's rule for that)
+            value = jsoncodec.loads_reencoded(event.data)
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
         if self.upstream_binding is JSONRPC:
@@ -420,6 +476,10 @@ class StreamRelay(Generic[F, Out]):
             return [self._frames.upstream_error(hub, at)], None, True
         else:
             raw = value
+        return self._decide(raw, at, first=first)
+
+    def _decide(self, raw: Any, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
+        """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
         hub = raw if self.upstream is V10 else translate(
             "stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)

@@ -20,6 +20,7 @@ class Version(str, Enum):  # noqa: UP042 - StrEnum would change str()/format() o
 class Binding(str, Enum):  # noqa: UP042 - StrEnum would change str()/format() of members (logs, labels)
     JSONRPC = "JSONRPC"
     REST = "HTTP+JSON"
+    GRPC = "GRPC"
 
 
 class Dialect(str, Enum):  # noqa: UP042 - StrEnum would change str()/format() of members (logs, labels)
@@ -38,3 +39,4 @@ V03REST: Final = Dialect.V03REST
 V10: Final = Dialect.V10
 JSONRPC: Final = Binding.JSONRPC
 REST: Final = Binding.REST
+GRPC: Final = Binding.GRPC

@@ -105,6 +105,10 @@ def probe_headers(iface: Interface) -> dict[str, str]:
     return {**upstream_version_headers(iface.version), "Content-Type": content_type, "Accept": "application/json"}
 
 
+# an integer code is written with these digits (ujson reads `-032601` as the integer too; an exponent is a float)
+_METHOD_NOT_FOUND_DIGITS = str(abs(METHOD_NOT_FOUND)).encode()
+
+
 def _rpc_code(body: bytes) -> int | None:
     try:
         doc = jsoncodec.loads(body)
@@ -118,8 +122,8 @@ def _rpc_code(body: bytes) -> int | None:
 def method_missing(binding: Binding, status: int, body: bytes) -> bool:
     """Whether an agent's reply says it does not know the method or route at all: JSON-RPC -32601, or
     (HTTP+JSON) a framework's own 404/405 with no A2A error in the body."""
-    if binding is Binding.JSONRPC:
-        return _rpc_code(body) == METHOD_NOT_FOUND
+    if binding is Binding.JSONRPC:  # no digits of the code in the text: no such code (and no decode)
+        return _METHOD_NOT_FOUND_DIGITS in body and _rpc_code(body) == METHOD_NOT_FOUND
     if status == 405:
         return True
     return status == 404 and b'"code"' not in body and b'"type"' not in body and b"Task" not in body \

@@ -32,9 +32,9 @@ from gateway.shell.keys import (
     SERVED_BINDINGS,
     UPSTREAM,
 )
-from gateway.shell.lifecycle import Lifecycle, Process
+from gateway.shell.lifecycle import Lifecycle, Listener, Process
 from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
-from gateway.shell.migration import Migration
+from gateway.shell.migration import Migration, flush_forever
 from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
 from gateway.shell.signing import JWKS_PATH, CardSigner, CardVerifier
@@ -94,9 +94,17 @@ class _Edge:
 
 
 async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
-    """A worker's last migration snapshot is written when it stops."""
+    """A worker's migration snapshot: rewritten while it runs, and a last time when it stops."""
+    migration = app[MIGRATION]
+    writer = None
+    if migration.directory is not None:
+        writer = asyncio.get_running_loop().create_task(flush_forever(migration), name="migration-flush")
     yield
-    app[MIGRATION].flush()
+    if writer is not None:
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await writer
+    migration.flush()
 
 
 def _serve_agent(app: web.Application, settings: Settings,
@@ -105,7 +113,8 @@ def _serve_agent(app: web.Application, settings: Settings,
     app[UPSTREAM].inject = inject
     if edge.verifier is not None:
         app[UPSTREAM].verify = edge.verifier.check
-    app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST)
+    grpc = (Binding.GRPC,) if settings.grpc.listen and not settings.routes else ()  # gRPC serves [upstream]
+    app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST, *grpc)
     for path in CARD_PATHS:
         app.router.add_get(path, card.handle)
     if edge.signer is not None:
@@ -115,9 +124,9 @@ def _serve_agent(app: web.Application, settings: Settings,
     if guard is not None:
         app[GUARD] = guard
         app.cleanup_ctx.append(guard.cleanup_ctx)
-    app.router.add_post("/", jsonrpc.handle)
+    app.router.add_route("*", "/", jsonrpc.handle)  # any method: a GET is answered in JSON-RPC's shape too
     if app.get(ROUTE_PREFIX):
-        app.router.add_post("", jsonrpc.handle)  # the route's prefix itself, as its card says
+        app.router.add_route("*", "", jsonrpc.handle)  # the route's prefix itself, as its card says
     push.install(app, settings)  # the push webhook route, before the REST catch-all
     agui.install(app, settings)  # POST /agui and /agui/{route}, before the REST catch-all
     app.router.add_route("*", "/{path:.+}", rest.handle)  # the REST surface; keep this route last
@@ -141,6 +150,13 @@ async def _upstream_ctx(app: web.Application) -> AsyncIterator[None]:
     with contextlib.suppress(asyncio.CancelledError):
         await refresher
     await upstream.close()
+
+
+def grpc_listener(app: web.Application, settings: Settings, *, reuse_port: bool = False) -> Listener:
+    """The gRPC listener of `app` (imported only when configured: grpcio stays out of an HTTP-only process)."""
+    from gateway.shell.doors.grpc import GrpcListener
+
+    return GrpcListener(app, settings, reuse_port=reuse_port)
 
 
 EXIT_CONFIG = 2
@@ -184,7 +200,8 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
     if worker is None and settings.admin.listen:
         admin = build_admin_app(ProcessStatus(lifecycle.readiness, app[METRICS].render,
                                               lambda: lifecycle.handled, app[MIGRATION].snapshot))
-    process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None)
+    listeners = (grpc_listener(app, settings, reuse_port=worker is not None),) if settings.grpc.listen else ()
+    process = Process(app, lifecycle, admin=admin, loader=loader, reuse_port=worker is not None, listeners=listeners)
     host, port = settings.server.host, settings.server.port
     admin_at = (settings.admin.host, settings.admin.port) if admin is not None else None
     try:
@@ -195,6 +212,7 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
         return EXIT_LISTEN
     agents: dict[str, object] = ({"routes": {r.name: r.upstream.url for r in settings.routes}} if settings.routes
                                  else {"upstream": settings.upstream.url})
-    log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None,
+    grpc_at = f"{settings.grpc.host}:{lifecycle.grpc_port}" if lifecycle.grpc_port is not None else None
+    log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None, grpc=grpc_at,
              **agents, worker=worker, loop=type(asyncio.get_running_loop()).__module__)
     return await process.run()

@@ -1,7 +1,8 @@
 """v1.0 operations a v0.3 agent lacks or bends, composed from the ones it has (core.compose holds the rules):
 ListTasks from the task index, each task refreshed by GetTask; SubscribeToTask opening with the Task, refused
-for a terminal task; a push config got by id checked against the agent's list. The doors call `forward`:
-everything else goes on to shell.proxy."""
+for a terminal task, followed to its terminal state; a push config got by id checked against the agent's list;
+push config calls refused as v1.0 says when the agent's card has no push. The doors call `forward`: everything
+else goes on to shell.proxy."""
 
 from __future__ import annotations
 
@@ -14,12 +15,17 @@ from multidict import CIMultiDict
 
 from gateway.core.card import Interface
 from gateway.core.compose import (
+    PUSH_CONFIG_OPERATIONS,
     caller_scope,
     list_page,
     list_query,
     listed_task,
     pick_config,
+    push_refusal,
+    status_change,
     subscribe_refusal,
+    subscription_over,
+    task_state,
 )
 from gateway.core.errors import TaskNotFound, UpstreamUnavailable
 from gateway.core.exchange import Again, Call, Exchange, Reply, Result
@@ -29,7 +35,7 @@ from gateway.shell.headers import client_response_headers
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.proxy import Raw, exchange_for, upstream_headers
 from gateway.shell.proxy import forward as proxy_forward
-from gateway.shell.relay import pump, start_stream
+from gateway.shell.relay import KEEPALIVE, pump, start_stream
 from gateway.shell.task_index import TASK_INDEX, agent_key, remember
 from gateway.shell.upstream import read_bounded
 
@@ -38,17 +44,22 @@ __all__ = ["forward"]
 Flow = Callable[[Context, Call, Interface], Awaitable[web.StreamResponse]]
 Got = Result | Reply | web.Response   # a sub-call's result, the gateway's fault reading it, or a challenge
 TASK_NOT_FOUND = -32001
+POLL_SECONDS = 1.0   # how often a subscription the agent no longer streams reads its task again
 
 
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """A v1.0 call the agent's v0.3 interface cannot serve as v1.0 requires: composed; anything else: proxied."""
-    flow = FLOWS.get(call.op.name) if call.version is Version.V10 else None
-    if flow is not None:
+    if call.version is Version.V10 and (call.op.name in FLOWS or call.op.name in PUSH_CONFIG_OPERATIONS):
         iface = (await ctx.upstream.interfaces(call.version, call.binding, call.op))[0]
         if iface.version is Version.V03:
             ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
-            ctx.fields["composed"] = True
-            return await flow(ctx, call, iface)
+            refusal = push_refusal(call.op.name, (await ctx.upstream.card()).card)
+            if refusal is not None:
+                raise refusal
+            flow = FLOWS.get(call.op.name)
+            if flow is not None:
+                ctx.fields["composed"] = True
+                return await flow(ctx, call, iface)
     return await proxy_forward(ctx, call, raw)
 
 
@@ -155,6 +166,10 @@ async def _subscribe(ctx: Context, call: Call, iface: Interface) -> web.StreamRe
         if live and not relay.done:
             written += await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
                                   lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
+        if not resp.closed:
+            resp.close()
+        last = task_state(relay.tracked.get(task_id, {"task": task}))
+        written += await _follow(ctx, call, iface, stream, relay, task_id, last)
         await stream.write_eof()
         ctx.outcome, ctx.fields["bytes"], ctx.fields["events"] = "stream", written, relay.events_out
         return stream
@@ -163,6 +178,34 @@ async def _subscribe(ctx: Context, call: Call, iface: Interface) -> web.StreamRe
             resp.close()
         ctx.notes.extend(main.notes)
         await remember(ctx.request, main)
+
+
+async def _follow(ctx: Context, call: Call, iface: Interface, stream: web.StreamResponse, relay: Any,
+                  task_id: str, last: str | None) -> int:
+    """The agent's own stream is over but the task is not (an interrupted task has none on a v0.3 agent, and
+    a2a-sdk 0.3 ends one at input-required): the task is read again every POLL_SECONDS and each new state sent
+    as a status update, until a terminal state, the task gone, upstream.timeout.idle_stream without a change,
+    or the drain. Keep-alives as the relay sends them. Returns the bytes written."""
+    settings, written, quiet, since_write = ctx.settings, 0, 0.0, 0.0
+    while not subscription_over(last) and not ctx.lifecycle.draining:
+        await asyncio.sleep(POLL_SECONDS)
+        quiet, since_write = quiet + POLL_SECONDS, since_write + POLL_SECONDS
+        got = await _call(ctx, call, iface, "get_task", {"id": task_id, "historyLength": 0})
+        if not isinstance(got, Result) or not got.ok or not isinstance(got.value, dict):
+            break   # gone, or the agent fails: the stream just ends
+        change = status_change(got.value, last)
+        if change is not None:
+            data = relay.emit(change)
+            last, quiet, since_write = task_state(change), 0.0, 0.0
+        elif quiet >= settings.upstream.timeout.idle_stream:
+            break
+        elif 0 < settings.server.heartbeat_seconds <= since_write:
+            data, since_write = KEEPALIVE, 0.0
+        else:
+            continue
+        await stream.write(data)
+        written += len(data)
+    return written
 
 
 # ---- GetTaskPushNotificationConfig --------------------------------------------------------------------

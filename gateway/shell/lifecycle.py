@@ -17,7 +17,7 @@ import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextvars import ContextVar
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import aiohttp
 from aiohttp import web
@@ -37,6 +37,7 @@ __all__ = [
     "Drained",
     "Lifecycle",
     "ListenFailed",
+    "Listener",
     "Process",
     "Stoppable",
     "StreamHandle",
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+T = TypeVar("T")
 
 log = get_logger("gateway.lifecycle")
 
@@ -85,20 +87,13 @@ class StreamHandle:
         self.stopping = False
         self._counted = 0
 
-    @property
-    def at_boundary(self) -> bool:
-        """Everything written so far ends with a complete event (a translator only writes whole ones)."""
-        return bool(getattr(self.relay, "at_boundary", True))
-
     def stop(self) -> None:
-        """End this stream after its last complete event; wake the loop if it waits for the upstream."""
+        """End this stream after its last complete event (every relay writes whole events only): wake the
+        loop if it waits for the upstream."""
         if self.stopping:
             return
         self.stopping = True
-        if hasattr(self.relay, "stopping"):
-            self.relay.stopping = True  # a pass-through cuts its next chunk at an event boundary
-        if self.at_boundary:
-            self._reader.set_exception(Drained())
+        self._reader.set_exception(Drained())
 
     def sync(self) -> None:
         """Count the events written since the last call."""
@@ -120,7 +115,7 @@ class StreamHandle:
 
 # keys read once when the app is built: a reload that changes them is logged as needing a restart
 RESTART_PREFIXES = ("server.listen", "server.workers", "server.event_loop", "server.idle_timeout_seconds", "admin.",
-                    "tracing.", "push.", "agui.", "task_index.", "card.", "auth.", "callers.", "routes")
+                    "grpc.", "tracing.", "push.", "agui.", "task_index.", "card.", "auth.", "callers.", "routes")
 # with [[routes]], every route's settings (and the [upstream]/[quirks]/[migration] keys they inherit) are fixed too
 ROUTED_RESTART_PREFIXES = (*RESTART_PREFIXES, "upstream.", "quirks.", "migration.")
 
@@ -180,6 +175,7 @@ class Lifecycle:
         self.supervised = supervised  # a worker of gateway.shell.workers: its parent counts reloads
         self.draining = False
         self.server: web.Server | None = None  # set by Process: its connections count against the limit
+        self.grpc_port: int | None = None  # the gRPC listener's bound port, once open (the card lists it)
         self.generation = 0  # bumped by every reload; requests remember the one they started in
         self.handled = 0  # requests this process has taken (the admin /workers endpoint)
         self._tasks: dict[asyncio.Task[Any], int] = {}
@@ -237,6 +233,11 @@ class Lifecycle:
         return response
 
     async def _handle(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        return await self.tracked(handler(request))
+
+    async def tracked(self, call: Awaitable[T]) -> T:
+        """Run one request's handling (an HTTP request's, or a gRPC call's) as in flight: counted, waited
+        for by the drain, cancelled after its grace."""
         task = asyncio.current_task()
         assert task is not None
         generation = self.generation
@@ -249,7 +250,7 @@ class Lifecycle:
             self.metrics.in_flight.inc()
             self.metrics.worker_requests.set(self.handled)
         try:
-            return await handler(request)
+            return await call
         except asyncio.CancelledError:
             self._count_cancelled()
             raise
@@ -573,9 +574,22 @@ def listen_failed(exc: OSError, what: str, key: str, address: str) -> ListenFail
     """`exc` (from opening the `what` listener on `address`, set by `key`) said in one line."""
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
     busy = " (is another gateway running?)" if exc.errno == errno.EADDRINUSE else ""
-    off = ', or to "" to run without it' if key == "admin.listen" else ""
+    off = ', or to "" to run without it' if key in ("admin.listen", "grpc.listen") else ""
     return ListenFailed(f"cannot open the {what} on {address}: {reason.lower()}{busy}; set {key} "
                         f"({BY_NAME[key].env}) to a free HOST:PORT{off}")
+
+
+class Listener(Protocol):
+    """Another listener of the process beside the main one (the gRPC listener): opened after the main
+    listener, closed to new calls when the drain starts, stopped within the drain's grace."""
+
+    async def start(self) -> int:
+        """Open the listener; its bound port. ListenFailed when it cannot be opened."""
+        ...
+
+    async def stop(self, grace: float) -> None:
+        """No new calls; the calls in flight get `grace` seconds, then are cancelled."""
+        ...
 
 
 # --- one serving process: runners, signals, drain ----------------------------------------------------
@@ -586,8 +600,10 @@ class Process:
     listener unless a parent serves it, the signal handlers, and the drain."""
 
     def __init__(self, app: web.Application, lifecycle: Lifecycle, *, admin: web.Application | None = None,
-                 loader: Callable[[], Settings] | None = None, reuse_port: bool = False) -> None:
+                 loader: Callable[[], Settings] | None = None, reuse_port: bool = False,
+                 listeners: tuple[Listener, ...] = ()) -> None:
         self.app = app
+        self.listeners = listeners
         self.lifecycle = lifecycle
         self.admin = admin
         self.loader = loader
@@ -620,6 +636,8 @@ class Process:
             await self.site.start()
         except OSError as exc:
             raise listen_failed(exc, "main listener", "server.listen", _address(host, port)) from None
+        for listener in self.listeners:
+            await listener.start()
         if self.admin_runner is not None and admin is not None:
             await self.admin_runner.setup()
             try:
@@ -629,6 +647,8 @@ class Process:
 
     async def close(self) -> None:
         """Release the runners without a drain (start failed)."""
+        for listener in self.listeners:
+            await listener.stop(0)
         await self.runner.cleanup()
         if self.admin_runner is not None:
             await self.admin_runner.cleanup()
@@ -673,6 +693,9 @@ class Process:
         log.info("drain_start", in_flight=lc.in_flight, streams=lc.open_streams, grace_s=grace)
         if self.site is not None:
             await self.site.stop()  # the listening socket closes: no new connections
+        # the other listeners refuse new calls at once and cancel theirs at the grace (the lifecycle
+        # counts their calls in flight, so the waits below cover them too)
+        stopping = [loop.create_task(listener.stop(grace)) for listener in self.listeners]
         server = self.runner.server
         if server is not None:
             await asyncio.sleep(0)  # requests already read get to their handlers first
@@ -682,6 +705,8 @@ class Process:
         stopped = lc.stop_streams()
         idle = await lc.wait_idle(started + grace - loop.time())
         cancelled = 0 if idle else await lc.cancel_leftovers()
+        if stopping:
+            await asyncio.wait(stopping)
         await self.runner.cleanup()
         log.info("drain_done", streams_ended=stopped, cancelled=cancelled,
                  duration_s=round(loop.time() - started, 3))

@@ -72,8 +72,8 @@ class Metrics:
         self.open_streams = Gauge(PREFIX + "open_streams", "SSE streams being relayed.",
                                   registry=r, multiprocess_mode="livesum")
         self.sse_events = Counter(
-            PREFIX + "sse_events_relayed", "SSE events written to clients: translated streams count events, "
-            "pass-through streams count SSE blocks (keep-alive comments included).", ("mode",), registry=r)
+            PREFIX + "sse_events_relayed", "SSE events written to clients (comments excluded, error events "
+            "included), by mode: translated or passthrough.", ("mode",), registry=r)
         self.notes = Counter(PREFIX + "translation_notes", "Translation notes (loss, coercion, defaults) "
                              "of exchanges, by code.", ("code",), registry=r)
         self.upstream_errors = Counter(

@@ -4,6 +4,7 @@ sums with its siblings'. Also the deprecation policy in force for a route's sett
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -12,17 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import MigrationSettings
+from gateway.core.errors import UnsupportedVersion
 from gateway.core.migration import Deprecation, Stats, caller_id, merge
 from gateway.core.notes import Note
+from gateway.core.types import Version
 from gateway.observability import get_logger
 from gateway.shell.upstream import Upstream
 
-__all__ = ["FILE_PREFIX", "Migration", "agent_status", "deprecation", "read_snapshots"]
+__all__ = ["FILE_PREFIX", "Migration", "agent_status", "check_cutoff", "deprecation", "flush_forever", "read_snapshots"]
 
 log = get_logger("gateway.migration")
 
 FILE_PREFIX = "migration-"   # + <pid>.json in the workers' shared directory (the metrics' one)
 FLUSH_SECONDS = 1.0          # a worker rewrites its snapshot at most this often (and when it stops)
+AGENTS_SECONDS = 10.0        # …and at least this often
 
 _POLICIES: dict[MigrationSettings, Deprecation] = {}
 
@@ -36,6 +40,14 @@ def deprecation(settings: MigrationSettings) -> Deprecation:
         policy = _POLICIES[settings] = Deprecation.of(settings.deprecation, settings.sunset, settings.link,
                                                       settings.cutoff)
     return policy
+
+
+def check_cutoff(settings: MigrationSettings, version: Version) -> None:
+    """Past `migration.cutoff`, a v0.3 caller gets the version error (in its own shape) instead of a
+    translation: UnsupportedVersion naming what to send instead."""
+    if version is Version.V03 and deprecation(settings).cut_off(time.time()):
+        raise UnsupportedVersion("A2A protocol version 0.3 is no longer served here (migration.cutoff); "
+                                 "supported versions: 1.0 (send the header A2A-Version: 1.0)")
 
 
 def agent_status(upstream: Upstream) -> dict[str, Any]:
@@ -60,15 +72,14 @@ class Migration:
         self.stats = Stats(settings.max_callers)
         self._agents = agents
         self.directory: Path | None = None   # set in a worker: the parent reads the snapshot from there
-        self._flushed = 0.0
+        self.dirty = False   # counts not yet in the worker's file
 
     def record(self, *, route: str, headers: Mapping[str, str], version: str, binding: str,
                notes: list[Note]) -> None:
         now = time.time()
         self.stats.record(route=route, caller=caller_id(self.header, headers.get(self.header)), version=version,
                           binding=binding, now=now, notes=notes)
-        if self.directory is not None and time.monotonic() - self._flushed >= FLUSH_SECONDS:
-            self.flush()
+        self.dirty = True
 
     def agents(self) -> dict[str, Any]:
         return {name: agent_status(upstream) for name, upstream in self._agents().items()}
@@ -80,7 +91,7 @@ class Migration:
         """Write this worker's snapshot (atomically: the parent may read it at any moment)."""
         if self.directory is None:
             return
-        self._flushed = time.monotonic()
+        self.dirty = False
         path = self.directory / f"{FILE_PREFIX}{os.getpid()}.json"
         tmp = path.with_suffix(".tmp")
         try:
@@ -88,6 +99,18 @@ class Migration:
             tmp.replace(path)
         except OSError as exc:
             log.warning("migration_snapshot_failed", path=str(path), error=str(exc))
+
+
+async def flush_forever(migration: Migration) -> None:
+    """In a worker: its file rewritten every FLUSH_SECONDS when it counted something, and every
+    AGENTS_SECONDS anyway (what it knows of its agents changes with each card)."""
+    idle = 0.0
+    while True:
+        await asyncio.sleep(FLUSH_SECONDS)
+        idle += FLUSH_SECONDS
+        if migration.dirty or idle >= AGENTS_SECONDS:
+            migration.flush()
+            idle = 0.0
 
 
 def read_snapshots(directory: Path) -> dict[str, Any]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import random
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 from multidict import CIMultiDict
@@ -25,6 +25,7 @@ from gateway.core.errors import (
     GatewayOverloaded,
     InvalidAgentResponse,
     LimitExceeded,
+    UnreadableBody,
 )
 from gateway.core.exchange import Reply, error_reply
 from gateway.core.notes import Note
@@ -37,15 +38,17 @@ from gateway.shell.guard import Guard
 from gateway.shell.keys import GUARD, LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
-from gateway.shell.migration import deprecation
+from gateway.shell.migration import Migration, deprecation
 from gateway.shell.upstream import Upstream
 
-__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "deprecation_headers", "read_body", "respond",
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "deprecation_headers",
+           "read_body", "record", "respond",
            "serve"]
 
 log = get_logger("gateway.exchange")
 
 JSON = "application/json"
+_random_bits = random.getrandbits  # the module reseeds itself in a forked child
 CARD_OPERATION = "get_agent_card"  # the card door's operation label: a card read is in no version
 
 
@@ -119,7 +122,8 @@ class Context:
         self.lifecycle: Lifecycle = app[LIFECYCLE]
         self.settings: Settings = self.lifecycle.settings   # the settings in force (SIGHUP replaces them)
         self.caller = caller
-        self.request_id = request.headers.get("X-Request-Id") or os.urandom(16).hex()  # 32 hex, as uuid4().hex
+        # 32 hex, as uuid4().hex: a correlation id, not a secret, so no getrandom() system call per request
+        self.request_id = request.headers.get("X-Request-Id") or f"{_random_bits(128):032x}"
         self.fields: dict[str, Any] = {}   # more fields of the log line (error, fallback, events, bytes, …)
         self.notes: list[Note] = []        # the exchange's translation notes, logged and counted once
         self.outcome: str | None = None    # ok, stream, error, rejected; None: decided from the reply
@@ -135,6 +139,12 @@ class Context:
     @property
     def metrics(self) -> Metrics:
         return self.app[METRICS]
+
+    def caller_seen(self) -> SeenCaller | None:
+        caller = self.caller
+        if not isinstance(caller, A2ACaller):
+            return None
+        return SeenCaller(self.app[MIGRATION], self.request.headers, caller.version, caller.binding)
 
     @property
     def sealer(self) -> Any:
@@ -180,7 +190,17 @@ def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Respon
 
 async def read_body(request: web.Request, limit: int) -> bytes:
     """The request body, refused past `limit` bytes (LimitExceeded) without reading the rest, and
-    within server.body_timeout_seconds (ClientTooSlow: 408, the connection closed)."""
+    within server.body_timeout_seconds (ClientTooSlow: 408, the connection closed). A body aiohttp
+    cannot take apart (a broken chunked framing, a Content-Encoding that does not decode) is the
+    caller's parse error (UnreadableBody, the connection closed), not the gateway's."""
+    try:
+        return await _read_body(request, limit)
+    except web.RequestPayloadError as exc:
+        cause = exc.__cause__ or exc.__context__ or exc
+        raise UnreadableBody(f"the request body could not be read: {cause}") from None
+
+
+async def _read_body(request: web.Request, limit: int) -> bytes:
     if request.content_length is not None and request.content_length > limit:
         raise LimitExceeded(f"request body larger than {limit} bytes")
     content = request.content
@@ -231,7 +251,7 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
             ctx.outcome = "error" if result.error else "ok"
     except GatewayError as err:
         response = _error_response(ctx, err)
-        if isinstance(err, ClientTooSlow):
+        if isinstance(err, ClientTooSlow | UnreadableBody):
             await _write_and_close(ctx, response)
     except (asyncio.CancelledError, ConnectionResetError):
         raise   # the client left: the lifecycle counts it as cancelled
@@ -256,14 +276,14 @@ def _error_response(ctx: Context, err: GatewayError) -> web.Response:
         ctx.metrics.edge_refusal(err.reason.lower())
     elif isinstance(err, GatewayOverloaded):
         response.headers["Retry-After"] = str(err.retry_after)
-    elif isinstance(err, ClientTooSlow):
+    elif isinstance(err, ClientTooSlow | UnreadableBody):
         response.force_close()
     return response
 
 
 async def _write_and_close(ctx: Context, response: web.Response) -> None:
-    """Send a slow client its reply now and close the connection behind it (aiohttp would otherwise go on
-    reading the rest of its body for up to ten seconds before closing)."""
+    """Send a slow client (or one whose body cannot be read) its reply now and close the connection behind
+    it (aiohttp would otherwise go on reading the rest of its body for up to ten seconds before closing)."""
     response.headers["X-Request-Id"] = ctx.request_id
     try:
         await response.prepare(ctx.request)
@@ -303,9 +323,39 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
     """Stamp the request id, write the one log line of the exchange and count it in the metrics."""
     if not response.prepared:
         response.headers["X-Request-Id"] = ctx.request_id
+    record(ctx, response.status)
+
+
+class Recorded(Protocol):
+    """What the log line and the metrics read of an exchange (a Context, or a gRPC door's call)."""
+
+    notes: list[Note]
+    fields: dict[str, Any]
+    outcome: str | None
+    started: float
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    def caller_seen(self) -> SeenCaller | None:
+        """The A2A caller, for the migration counts (None: not an A2A call)."""
+
+
+class SeenCaller(NamedTuple):
+    """An A2A caller as the migration counts see it: where it is counted, its headers (or gRPC metadata),
+    the version and binding it spoke."""
+
+    migration: Migration
+    headers: Mapping[str, str]
+    version: Version
+    binding: Binding
+
+
+def record(ctx: Recorded, status: int) -> None:
+    """The one log line of an exchange whose reply had `status` (HTTP, or the gRPC door's), and its metrics."""
     duration = time.monotonic() - ctx.started
-    outcome = ctx.outcome or ("ok" if response.status < 400 else "error")
-    log_exchange(notes=ctx.notes, status=response.status, duration_ms=round(duration * 1000, 2), outcome=outcome,
+    outcome = ctx.outcome or ("ok" if status < 400 else "error")
+    log_exchange(notes=ctx.notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome,
                  **ctx.fields)
     at = bound()
     ctx.metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),
@@ -314,9 +364,10 @@ def finish(ctx: Context, response: web.StreamResponse) -> None:
                          outcome=outcome, duration_s=duration, notes=ctx.notes)
     if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
         ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
-    if isinstance(ctx.caller, A2ACaller) and at.get("operation") != CARD_OPERATION:
-        ctx.app[MIGRATION].record(route=str(at.get("route", "default")), headers=ctx.request.headers,
-                                  version=ctx.caller.version.value, binding=ctx.caller.binding.value, notes=ctx.notes)
+    seen = ctx.caller_seen()
+    if seen is not None and at.get("operation") != CARD_OPERATION:
+        seen.migration.record(route=str(at.get("route", "default")), headers=seen.headers,
+                              version=seen.version.value, binding=seen.binding.value, notes=ctx.notes)
 
 
 async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:

@@ -1,11 +1,11 @@
 """Carrying one parsed call to the agent and back, whatever the bindings: a byte-for-byte pass-through when
 the agent speaks the caller's version and binding, else a translated exchange (core.exchange), unary (with
 follow-up pages) or streamed, falling back to the agent's next interface when its REST binding lacks the
-operation. The doors parse; this module moves bytes. Errors are raised: the pipeline answers them."""
+operation; a gRPC agent over its channel. The doors parse; this module moves bytes. Errors are raised: the
+pipeline answers them."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,11 +14,12 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from gateway.core import jsoncodec
+from gateway.core.bindings.grpc.metadata import from_headers, to_headers, toward_agent
 from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
-from gateway.core.errors import GatewayError, InvalidAgentResponse, UnsupportedVersion, UpstreamUnavailable
+from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.passthrough import CheckedStream
@@ -28,17 +29,20 @@ from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
-from gateway.shell.migration import deprecation
+from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import Relay, pump, start_stream
 from gateway.shell.task_index import remember
 from gateway.shell.upstream import read_bounded
-from gateway.shell.urls import public_base
+from gateway.shell.urls import grpc_target, public_base
 
-__all__ = ["Raw", "forward", "upstream_headers"]
+__all__ = ["PROTO_BYTES", "Raw", "forward", "rest_bytes_of_client", "upstream_headers"]
 
 JSON = "application/json"
 REST_CONTENT_TYPE = {Version.V03: JSON, Version.V10: "application/a2a+json"}
+# the v0.3 bindings whose file bytes are a proto `bytes` field, which a2a-sdk for Python fills with the
+# base64 text itself (double base64 in ProtoJSON): the convention each such agent uses is learned
+PROTO_BYTES = frozenset({Binding.REST, Binding.GRPC})
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +69,7 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route; once
     more when the agent turned out to speak another version than its card says (a read-only call). Past the
     route's `migration.cutoff`, a v0.3 caller gets the version error instead."""
-    if call.version is Version.V03 and deprecation(ctx.settings.migration).cut_off(time.time()):
-        raise UnsupportedVersion("A2A protocol version 0.3 is no longer served here (migration.cutoff); "
-                                 "supported versions: 1.0 (send the header A2A-Version: 1.0)")
+    check_cutoff(ctx.settings.migration, call.version)
     if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
         with ctx.stream_slot():
             return await _relearning(ctx, call, raw)
@@ -117,12 +119,13 @@ def upstream_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
 
 def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     rest_client = call.version is Version.V03 and call.binding is Binding.REST
-    rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
+    rest_agent = iface.version is Version.V03 and iface.binding in PROTO_BYTES   # v0.3 ProtoJSON bytes
     guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
         ctx.upstream.rest_bytes_guess if rest_agent else None
     quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
-    return Exchange(call, iface, quirks=quirks, base_url=public_base(ctx.request, ctx.settings),
-                    bindings=ctx.served_bindings, sealer=ctx.sealer,
+    base = public_base(ctx.request, ctx.settings)
+    return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
+                    sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)
 
@@ -146,6 +149,8 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         out = exchange.upstream_request()
         for url in exchange.webhooks:
             ctx.notes.extend(await ctx.sealer.check_url(url))  # a host that does not resolve yet: noted
+        if iface.binding is Binding.GRPC:
+            return await _grpc(ctx, exchange, out)
         if call.op.streaming:
             return await _stream(ctx, exchange, out)
         return await _unary(ctx, exchange, out, fallback=bool(fallbacks))
@@ -156,7 +161,7 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         ctx.notes.extend(exchange.notes)
         await remember(ctx.request, exchange)   # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
-                and iface.binding is Binding.REST:
+                and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
 
 
@@ -320,6 +325,49 @@ def relayed_reply(binding: Binding, status: int, headers: AnyHeaders, body: byte
     if binding is Binding.JSONRPC:
         response_from_json(value)
     return content_type if "json" in content_type else JSON
+
+
+async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamResponse:
+    """A gRPC agent for an HTTP caller: the exchange's request message over the agent's channel, its
+    reply (or its stream, message by message) read back by the exchange; the client's headers as the
+    call's metadata, the agent's initial metadata as the reply's headers."""
+    iface, settings, client = exchange.upstream, ctx.settings, exchange.call.version
+    channels = ctx.upstream.channels
+    metadata = toward_agent(from_headers(ctx.request.headers.items()), iface.version)
+    metadata.extend((k.lower(), v) for k, v in settings.upstream.headers.items())
+    if not exchange.op.streaming:
+        while True:
+            reply = await channels.unary(iface.url, out.path, out.body or b"", metadata,
+                                         timeout=settings.upstream.timeout.total_unary)
+            step = exchange.client_grpc_reply(reply.status or reply.message or b"")
+            if isinstance(step, Done):
+                ctx.outcome = "error" if step.reply.error else "ok"
+                return respond(step.reply, _grpc_headers(reply.initial, client))
+            out = step.request
+    async with channels.stream(iface.url, out.path, out.body or b"", metadata, timeout=None) as call:
+        head = await call.head(settings.upstream.timeout.first_byte)
+        relay = exchange.stream(max_event_bytes=settings.limits.max_sse_event_bytes)
+        stream: web.StreamResponse | None = None
+        async for message in call.messages(settings.upstream.timeout.idle_stream):
+            stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
+            await stream.write(relay.feed_item(exchange.grpc_item(message)))
+            if relay.done:
+                break
+        if stream is None and call.status is not None:  # refused before the first event: a plain reply
+            step = exchange.client_grpc_reply(call.status)
+            assert isinstance(step, Done)
+            ctx.outcome = "rejected"
+            return respond(step.reply, _grpc_headers(head, client))
+        stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
+        await stream.write(relay.close() if call.status is None else relay.error(exchange.grpc_error(call.status)))
+        await stream.write_eof()
+        ctx.outcome, ctx.fields["events"] = "stream", relay.events_out
+        return stream
+
+
+def _grpc_headers(metadata: Any, client: Version) -> CIMultiDict[str]:
+    """A gRPC agent's initial metadata as an HTTP caller's response headers."""
+    return client_response_headers(CIMultiDict(to_headers(metadata)), client)
 
 
 def _is_json(headers: Any) -> bool:

@@ -98,7 +98,7 @@ class _Pump:
             timer = asyncio.get_running_loop().call_later(self.budget.seconds, handle.stop)
         try:
             while not relay.done:
-                if handle is not None and handle.stopping and handle.at_boundary:
+                if handle is not None and handle.stopping:
                     await self.write(relay.release() + DRAINING)
                     break
                 try:

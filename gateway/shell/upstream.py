@@ -1,7 +1,7 @@
 """The conversation with the upstream agent: two connection pools (unary calls and streams, each a
 ClientSession with no cookies, no decompression, no redirects, explicit timeouts, and its own bounded
-slots), agent-card discovery with caching and refresh, and the bounded reads of its replies. It never
-translates."""
+slots), its gRPC channels (shell.channels), agent-card discovery with caching and refresh, and the
+bounded reads of its replies. It never translates."""
 
 from __future__ import annotations
 
@@ -45,6 +45,7 @@ from gateway.observability import get_logger, log_notes
 from gateway.shell.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
+    from gateway.shell.channels import Channels
     from gateway.shell.metrics import Metrics
     from gateway.shell.signing import Verdict
 
@@ -52,7 +53,7 @@ log = get_logger("gateway.upstream")
 
 _FIXED = {"0.3": Version.V03, "1.0": Version.V10}
 _RESETS = frozenset({errno.ECONNRESET, errno.EPIPE})
-_BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST}
+_BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST, "GRPC": Binding.GRPC}
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +175,7 @@ class Upstream:
         self._unary: Pool | None = None
         self._streams: Pool | None = None
         self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
+        self._channels: Channels | None = None  # the gRPC channels, once an interface of the agent needs one
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
         self.card_changed_at = 0.0   # wall clock: when the card last changed (the served card's Last-Modified)
@@ -223,7 +225,18 @@ class Upstream:
                 Pool("stream", "limits.max_stream_connections", limits.max_stream_connections,
                      limits.pool_wait_seconds, timeout))
 
+    @property
+    def channels(self) -> Channels:
+        """The gRPC channels to the agent's gRPC interfaces (grpcio imported only when one is used)."""
+        if self._channels is None:
+            from gateway.shell.channels import Channels
+
+            self._channels = Channels(self.limits.max_body_bytes)
+        return self._channels
+
     async def close(self) -> None:
+        if self._channels is not None:
+            await self._channels.close()
         for pool in [*self._retired, self._unary, self._streams]:
             if pool is not None:
                 await pool.session.close()

@@ -17,8 +17,12 @@ from gateway.core.compose import (
     list_query,
     listed_task,
     pick_config,
+    push_refusal,
     records_in,
+    status_change,
     subscribe_refusal,
+    subscription_over,
+    task_state,
     timestamp_key,
 )
 from gateway.core.errors import TaskNotFound, TranslationError, UnsupportedOperation
@@ -76,6 +80,7 @@ def test_query_defaults_and_proto_spellings() -> None:
                     "status_timestamp_after": "2026-01-02T03:04:05Z"})
     assert q == ListQuery("c", "TASK_STATE_COMPLETED", 1767323045.0, 5, None, 0, True)
     assert list_query({"status": "TASK_STATE_UNSPECIFIED"}).status == ""
+    assert list_query({"status": "UNRECOGNIZED"}).status == ""   # a2a-js 1.x's spelling of an unset status
 
 
 @pytest.mark.parametrize(("params", "where"), [
@@ -142,3 +147,21 @@ def test_pick_config_never_returns_another() -> None:
     configs = [{"id": "a", "url": "u1"}, {"id": "b", "url": "u2"}, "junk"]
     assert pick_config(configs, "b") == {"id": "b", "url": "u2"}
     assert pick_config(configs, "c") is None
+
+
+def test_status_changes_of_a_followed_task() -> None:
+    working = {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}
+    assert task_state(working) == task_state({"task": working}) == "TASK_STATE_WORKING"
+    assert status_change(working, "TASK_STATE_WORKING") is None
+    change = status_change(working, "TASK_STATE_INPUT_REQUIRED")
+    assert change == {"statusUpdate": {"taskId": "t", "contextId": "c", "status": working["status"]}}
+    assert task_state(change) == "TASK_STATE_WORKING" and task_state({"message": {}}) is None
+    assert not subscription_over("TASK_STATE_INPUT_REQUIRED") and subscription_over("TASK_STATE_REJECTED")
+
+
+def test_push_refusal_follows_the_card() -> None:
+    assert push_refusal("get_task", {}) is None
+    assert push_refusal("create_push_config", {"capabilities": {"pushNotifications": True}}) is None
+    for card in ({}, {"capabilities": {"pushNotifications": False}}, {"capabilities": {}}):
+        refusal = push_refusal("list_push_configs", card)
+        assert refusal is not None and refusal.jsonrpc_code == -32003

@@ -13,7 +13,7 @@ from gateway.core.dialects import BINDINGS, DIALECTS, SPECS, V03_SPECS, V03REST_
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.quirks import Quirks
-from gateway.core.types import JSONRPC, REST, V03REST, V03RPC, V10, Binding, Dialect, Version
+from gateway.core.types import GRPC, JSONRPC, REST, V03REST, V03RPC, V10, Binding, Dialect, Version
 
 
 def test_every_version_and_binding_speaks_one_dialect() -> None:
@@ -22,8 +22,12 @@ def test_every_version_and_binding_speaks_one_dialect() -> None:
         (Version.V03, Binding.REST): Dialect.V03REST,
         (Version.V10, Binding.JSONRPC): Dialect.V10,
         (Version.V10, Binding.REST): Dialect.V10,
+        # the gRPC binding carries the protos whose ProtoJSON renderings the HTTP+JSON dialects are
+        (Version.V03, Binding.GRPC): Dialect.V03REST,
+        (Version.V10, Binding.GRPC): Dialect.V10,
     }
-    assert dict(BINDINGS) == {V03RPC: frozenset({JSONRPC}), V03REST: frozenset({REST}), V10: frozenset({JSONRPC, REST})}
+    assert dict(BINDINGS) == {V03RPC: frozenset({JSONRPC}), V03REST: frozenset({REST, GRPC}),
+                              V10: frozenset({JSONRPC, REST, GRPC})}
 
 
 def test_one_spec_per_dialect() -> None:

@@ -499,3 +499,48 @@ def test_error_events_never_carry_a_client_fault_code_for_agent_faults() -> None
         relay = fuzz_relay((Dialect.V03RPC, Binding.JSONRPC), True)
         ((name, body),) = events(relay.feed(block))
         assert name == ERROR_EVENT and body["error"]["code"] == -32006
+
+
+def test_an_event_json_cannot_hold_is_the_agents_fault() -> None:
+    """Read by the parse alone, a translated event's NaN, huge literal or lone surrogate is refused when it
+    is written again: one error event, -32006, with the caller's id."""
+    from gateway.core.notes import Cx
+    from gateway.core.stream import sse_relay
+    from gateway.core.types import JSONRPC, V03RPC, V10
+
+    for bad in (b'NaN', b'1e400', b'"\\ud800"'):
+        relay = sse_relay(client=V03RPC, client_binding=JSONRPC, upstream=V10, upstream_binding=JSONRPC,
+                          rpc_id="r-1", cx=Cx())
+        event = (b'data: {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": "t", "status": '
+                 b'{"state": "TASK_STATE_WORKING"}, "metadata": {"x": ' + bad + b'}}}}\n\n')
+        out = relay.feed(event)
+        assert out.startswith(b"event: error\n") and b'"id":"r-1"' in out and b"-32006" in out, out
+        assert relay.done
+
+
+def _v10_rpc_items(out: bytes) -> list[Any]:
+    return [json.loads(line[6:])["result"] for line in out.split(b"\n") if line.startswith(b"data: ")]
+
+
+def test_a_composed_subscription_opens_with_the_task_then_relays_and_emits() -> None:
+    relay = sse_relay(client=Dialect.V10, client_binding=Binding.JSONRPC, upstream=Dialect.V03RPC,
+                      upstream_binding=Binding.JSONRPC, rpc_id=3, cx=Cx())
+    relay.track = True
+    task = {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}
+    assert _v10_rpc_items(relay.open_with(task)) == [{"task": task}]
+    update = {"kind": "status-update", "taskId": "t", "contextId": "c", "final": True,
+              "status": {"state": "input-required"}}
+    out = relay.feed(encode(SseEvent(data=json.dumps({"jsonrpc": "2.0", "id": 3, "result": update}))))
+    (item,) = _v10_rpc_items(out)
+    assert list(item) == ["statusUpdate"] and relay.done   # no Task synthesised: the stream had its Task
+    assert relay.tracked["t"] == item
+    done = {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
+    assert _v10_rpc_items(relay.emit(done)) == [done] and relay.tracked["t"] == done
+    assert relay.events_out == 3
+
+
+def test_a_terminal_opening_task_ends_the_relay() -> None:
+    relay = sse_relay(client=Dialect.V10, client_binding=Binding.REST, upstream=Dialect.V03RPC,
+                      upstream_binding=Binding.JSONRPC, rpc_id=None, cx=Cx())
+    relay.open_with({"id": "t", "status": {"state": "TASK_STATE_CANCELED"}})
+    assert relay.done and relay.open_with({"id": "t", "status": {}}) == b""

@@ -21,37 +21,46 @@ HUGE = 5 * 1024 * 1024  # past the gateway's default limits.max_sse_event_bytes 
 class Call:
     """One request as the hostile agent read it: its JSON-RPC id, and the version it speaks."""
 
-    def __init__(self, version: str, body: Any, reader: asyncio.StreamReader | None = None) -> None:
+    def __init__(self, version: str, body: Any, reader: asyncio.StreamReader | None = None, *,
+                 rest: bool = False) -> None:
         self.version = version
+        self.rest = rest  # HTTP+JSON: no envelope, ProtoJSON items (v0.3's with `final`)
         self.reader = reader
         self.body = body if isinstance(body, dict) else {}
         self.rpc_id = self.body.get("id")
 
     @property
     def case(self) -> str:
-        params = self.body.get("params") or {}
-        message = params.get("message") or {}
+        params = self.body if self.rest else self.body.get("params") or {}
+        message = params.get("message") or params.get("request") or {}
         return str(message.get("messageId", ""))
 
     def envelope(self, result: Any) -> bytes:
+        if self.rest:
+            return json.dumps(result).encode()
         return json.dumps({"jsonrpc": "2.0", "id": self.rpc_id, "result": result}).encode()
 
-    # items of the agent's own version
+    @property
+    def kinds(self) -> bool:
+        """v0.3 JSON-RPC items carry `kind`; the ProtoJSON ones (v1.0, v0.3 REST) are one-member wrappers."""
+        return self.version == "0.3" and not self.rest
+
+    # items of the agent's own version and binding
     def task(self, state: str) -> dict[str, Any]:
-        if self.version == "0.3":
+        if self.kinds:
             return {"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": state}}
         return {"task": {"id": "t-1", "contextId": "c-1", "status": {"state": _V10_STATE[state]}}}
 
     def status(self, state: str, final: bool = False) -> dict[str, Any]:
-        if self.version == "0.3":
-            return {"kind": "status-update", "taskId": "t-1", "contextId": "c-1", "status": {"state": state},
-                    "final": final}
-        return {"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": _V10_STATE[state]}}}
+        update = {"taskId": "t-1", "contextId": "c-1", "status": {"state": state if self.kinds else _V10_STATE[state]}}
+        if self.kinds:
+            return {"kind": "status-update", **update, "final": final}
+        return {"statusUpdate": {**update, **({"final": final} if self.version == "0.3" and final else {})}}
 
     def artifact(self, text: str) -> dict[str, Any]:
-        parts = [{"kind": "text", "text": text}] if self.version == "0.3" else [{"text": text}]
+        parts = [{"kind": "text", "text": text}] if self.kinds else [{"text": text}]
         update = {"taskId": "t-1", "contextId": "c-1", "artifact": {"artifactId": "a-1", "parts": parts}}
-        return {"kind": "artifact-update", **update} if self.version == "0.3" else {"artifactUpdate": update}
+        return {"kind": "artifact-update", **update} if self.kinds else {"artifactUpdate": update}
 
     def unary_result(self) -> dict[str, Any]:
         """A completed Task as the SendMessage result of this version."""
@@ -221,11 +230,13 @@ STREAM: dict[str, Script] = {name[2:]: fn for name, fn in globals().items() if n
 
 
 class HostileAgent:
-    """The agent on 127.0.0.1:`port` in a thread of its own; `left` counts connections the gateway closed
-    while a script was still writing or waiting (a client that left is passed on)."""
+    """The agent (`binding` JSONRPC or HTTP+JSON) on 127.0.0.1:`port` in a thread of its own; `left`
+    counts connections the gateway closed while a script was still writing or waiting (a client that left
+    is passed on)."""
 
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, binding: str = "JSONRPC") -> None:
         self.version = version
+        self.binding = binding
         self.port = 0
         self.left = 0
         self.calls: list[str] = []
@@ -254,32 +265,40 @@ class HostileAgent:
         self._ready.set()
         self._loop.run_forever()
         self._server.close()
+        pending = asyncio.all_tasks(self._loop)  # scripts still waiting (a silent stream): cancelled
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.run_until_complete(self._server.wait_closed())
+        self._loop.close()
 
     def card(self) -> bytes:
-        url = self.url + "/"
+        url = self.url + "/" if self.binding == "JSONRPC" else self.url
         card: dict[str, Any] = {"name": f"hostile v{self.version}", "description": "scripted faults",
                                 "version": "1.0.0", "capabilities": {"streaming": True},
                                 "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
                                 "skills": []}
         if self.version == "0.3":
-            card |= {"protocolVersion": "0.3.0", "url": url, "preferredTransport": "JSONRPC"}
+            card |= {"protocolVersion": "0.3.0", "url": url, "preferredTransport": self.binding}
         else:
-            card["supportedInterfaces"] = [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+            card["supportedInterfaces"] = [{"url": url, "protocolBinding": self.binding, "protocolVersion": "1.0"}]
         return json.dumps(card).encode()
 
     async def _serve(self, r: asyncio.StreamReader, w: Writer) -> None:
         try:
             raw_head = await r.readuntil(b"\r\n\r\n")
             lines = raw_head.decode("latin-1").split("\r\n")
-            method = lines[0].split(" ", 1)[0]
+            method, path = lines[0].split(" ")[:2]
             headers = {k.strip().lower(): v.strip()
                        for k, _, v in (line.partition(":") for line in lines[1:] if line)}
             body = await r.readexactly(int(headers.get("content-length", "0")))
             if method == "GET":
                 await reply(w, "200 OK", "application/json", self.card())
                 return
-            call = Call(self.version, json.loads(body) if body else None, r)
-            streaming = str(call.body.get("method")) in ("message/stream", "SendStreamingMessage")
+            rest = self.binding != "JSONRPC"
+            call = Call(self.version, json.loads(body) if body else None, r, rest=rest)
+            streaming = path.endswith(":stream") if rest else \
+                str(call.body.get("method")) in ("message/stream", "SendStreamingMessage")
             script = (STREAM if streaming else UNARY).get(call.case, s_ok if streaming else u_ok)
             self.calls.append(call.case)
             await script(call, w)

@@ -108,6 +108,30 @@ async def test_bodies_that_crash_json_handlers(fronts: dict[str, Front], door: s
     await healthy(front)
 
 
+ODD = {  # well-formed HTTP the JSON-RPC door must still answer in JSON-RPC's shape
+    "GET": b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    "DELETE": b"DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    "gzip that is not": b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                        b"Content-Length: 2\r\nConnection: close\r\n\r\n{}",
+    "bad chunk size": b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\nzz\r\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD))
+async def test_odd_requests_get_json_rpc_errors(fronts: dict[str, Front], case: str) -> None:
+    front = fronts["1.0"]
+    raw = await exchange(front, ODD[case])
+    if raw.startswith(b"HTTP/1.0 400") or raw.startswith(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text"):
+        assert case == "bad chunk size", raw  # broken framing: aiohttp's parser refuses it, as above
+    else:
+        _, headers, body = parse(raw)
+        assert headers["content-type"].startswith("application/json"), raw
+        reply = json.loads(body)
+        assert reply["error"]["code"] in (-32700, -32600) and "internal" not in reply["error"]["message"], reply
+    await healthy(front)
+
+
 SMUGGLING = {
     "CL and TE": b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4\r\n"
                  b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"

@@ -1,12 +1,13 @@
-"""Faulty agents, for all four paths (v0.3→v1.0 and v1.0→v0.3 translated, v0.3 and v1.0 pass-through, over
-JSON-RPC): every case gives the caller a proper error in its own shape with its request id, or valid data;
-nothing after a terminal event; and the gateway is healthy afterwards."""
+"""Faulty agents, for all four paths (v0.3→v1.0 and v1.0→v0.3 translated, v0.3 and v1.0 pass-through), over
+JSON-RPC and over HTTP+JSON: every case gives the caller a proper error in its own shape (with its request id
+over JSON-RPC), or valid data; nothing after a terminal event; and the gateway is healthy afterwards."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -16,60 +17,82 @@ from gateway.core.sse import SseEvent, SseParser
 from tests.faults.conftest import Front
 from tests.faults.hostile import STREAM, UNARY
 
-# (client version, agent version): the four paths
+# path -> (client version, the front's key: agent version and binding); the client speaks the front's binding
 PATHS = {"v03-to-v10": ("0.3", "1.0"), "v10-to-v03": ("1.0", "0.3"),
-         "v03-passthrough": ("0.3", "0.3"), "v10-passthrough": ("1.0", "1.0")}
+         "v03-passthrough": ("0.3", "0.3"), "v10-passthrough": ("1.0", "1.0"),
+         "rest-v03-to-v10": ("0.3", "1.0 rest"), "rest-v10-to-v03": ("1.0", "0.3 rest"),
+         "rest-v03-passthrough": ("0.3", "0.3 rest"), "rest-v10-passthrough": ("1.0", "1.0 rest")}
 METHODS = {("0.3", False): "message/send", ("0.3", True): "message/stream",
            ("1.0", False): "SendMessage", ("1.0", True): "SendStreamingMessage"}
 V03_KINDS = {"task", "message", "status-update", "artifact-update"}
-V10_MEMBERS = {"task", "message", "statusUpdate", "artifactUpdate"}
+MEMBERS = {"task", "message", "msg", "statusUpdate", "artifactUpdate"}  # v0.3 REST calls a Message `msg`
 TERMINAL = {"completed", "failed", "canceled", "rejected", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED",
-            "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"}
+            "TASK_STATE_CANCELED", "TASK_STATE_CANCELLED", "TASK_STATE_REJECTED"}
 
 UNARY_OK = {"ok", "textplain", "slow"}  # the rest must be errors
-# stream cases: "complete" = every event and the terminal one; "error" = valid items, then one error event;
-# "prefix" = valid items, possibly not all (a translated stream drops an unterminated event, per WHATWG)
+REST_OK = UNARY_OK | {"notrpc"}  # a bare result is what HTTP+JSON sends
+# stream cases, the same on every path: "complete" = every event and the terminal one; "error" = valid
+# items, then one error event
 STREAM_EXPECT = {"ok": "complete", "awkward": "complete", "bytewise": "complete", "after_final": "complete",
                  "no_blank_end": "complete", "cut": "error", "cut_chunked": "error", "notjson": "error",
                  "huge": "error", "html503": "error", "close": "error"}
-TRANSLATED_EXPECT = {"no_blank_end": "prefix", "cut": "prefix"}
 
 
-def body(client: str, case: str, streaming: bool) -> dict[str, Any]:
-    if client == "0.3":
-        message = {"kind": "message", "messageId": case, "role": "user", "parts": [{"kind": "text", "text": "hi"}]}
-    else:
-        message = {"messageId": case, "role": "ROLE_USER", "parts": [{"text": "hi"}]}
-    return {"jsonrpc": "2.0", "id": f"req-{case}", "method": METHODS[(client, streaming)],
-            "params": {"message": message}}
+@dataclass(frozen=True)
+class Client:
+    """A client of one version and binding: its requests, and what its valid items and errors look like."""
+
+    version: str
+    rest: bool
+
+    def request(self, case: str, streaming: bool) -> tuple[str, dict[str, Any], dict[str, str]]:
+        """(path, JSON body, headers) of a send whose message names the hostile agent's script."""
+        headers = {"A2A-Version": "1.0"} if self.version == "1.0" else {}
+        if self.rest:
+            parts = "content" if self.version == "0.3" else "parts"
+            message = {"messageId": case, "role": "ROLE_USER", parts: [{"text": "hi"}]}
+            prefix = "/v1" if self.version == "0.3" else ""
+            return f"{prefix}/message:{'stream' if streaming else 'send'}", {"message": message}, headers
+        if self.version == "0.3":
+            message = {"kind": "message", "messageId": case, "role": "user", "parts": [{"kind": "text", "text": "hi"}]}
+        else:
+            message = {"messageId": case, "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+        body = {"jsonrpc": "2.0", "id": f"req-{case}", "method": METHODS[(self.version, streaming)],
+                "params": {"message": message}}
+        return "/", body, headers
+
+    def item(self, data: Any, case: str) -> Any:
+        """The item a reply or event carries (over JSON-RPC: with the caller's id), checked for its shape."""
+        if not self.rest:
+            assert data.get("id") == f"req-{case}", data  # never "id": null when the request had one
+            data = data["result"]
+        assert isinstance(data, dict), data
+        if self.rest or self.version == "1.0":
+            assert "kind" not in data and len(data) == 1 and next(iter(data)) in MEMBERS, data
+        else:
+            assert data.get("kind") in V03_KINDS, data
+        return data
+
+    def error(self, body: Any, case: str) -> None:
+        """JSON-RPC: an error envelope with the caller's id; v1.0 REST `{"error": {…}}`; v0.3 REST (a2a-sdk
+        0.3's) `{code, message, …}`."""
+        if not self.rest:
+            assert body.get("jsonrpc") == "2.0" and body.get("id") == f"req-{case}", body
+            body = body.get("error")
+        elif self.version == "1.0":
+            body = body.get("error")
+        assert isinstance(body, dict) and isinstance(body.get("message"), str), body
+        assert self.rest or isinstance(body.get("code"), int), body
+
+    def is_terminal(self, item: dict[str, Any]) -> bool:
+        obj = item if "kind" in item else next(iter(item.values()))
+        status = obj.get("status") if isinstance(obj, dict) else None
+        return obj.get("final") is True or (isinstance(status, dict) and status.get("state") in TERMINAL)
 
 
-def headers(client: str) -> dict[str, str]:
-    return {"A2A-Version": "1.0"} if client == "1.0" else {}
-
-
-def check_item(client: str, item: Any) -> None:
-    """A result item valid in the client's version (shape only: the kind tag or the one member)."""
-    assert isinstance(item, dict), item
-    if client == "0.3":
-        assert item.get("kind") in V03_KINDS, item
-    else:
-        assert "kind" not in item and len(item) == 1 and next(iter(item)) in V10_MEMBERS, item
-
-
-def check_error(envelope: Any, rpc_id: str) -> None:
-    assert isinstance(envelope, dict) and envelope.get("jsonrpc") == "2.0", envelope
-    assert envelope.get("id") == rpc_id, envelope  # never "id": null when the request had one
-    error = envelope.get("error")
-    assert isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
-
-
-def is_terminal(client: str, item: dict[str, Any]) -> bool:
-    obj = item if client == "0.3" else next(iter(item.values()))
-    if client == "0.3" and item.get("final") is True:
-        return True
-    status = obj.get("status") if isinstance(obj, dict) else None
-    return isinstance(status, dict) and status.get("state") in TERMINAL
+def path_of(name: str) -> tuple[Client, str]:
+    version, front = PATHS[name]
+    return Client(version, front.endswith("rest")), front
 
 
 def sse_events(raw: bytes) -> list[tuple[str | None, Any]]:
@@ -80,80 +103,77 @@ def sse_events(raw: bytes) -> list[tuple[str | None, Any]]:
     return [(item.event, json.loads(item.data)) for item in items if isinstance(item, SseEvent)]
 
 
-async def call(front: Front, client: str, case: str, streaming: bool,
+async def send(front: Front, client: Client, case: str, streaming: bool,
                session: aiohttp.ClientSession) -> tuple[int, str, bytes]:
-    async with session.post(front.gateway.base_url + "/", json=body(client, case, streaming),
-                            headers=headers(client), timeout=aiohttp.ClientTimeout(total=30)) as resp:
+    path, body, headers = client.request(case, streaming)
+    async with session.post(front.gateway.base_url + path, json=body, headers=headers,
+                            timeout=aiohttp.ClientTimeout(total=30)) as resp:
         return resp.status, resp.content_type, await resp.read()
 
 
-async def assert_healthy(front: Front, client: str, session: aiohttp.ClientSession) -> None:
+async def assert_healthy(front: Front, client: Client, session: aiohttp.ClientSession) -> None:
     assert front.gateway.process.poll() is None, front.gateway.log()[-3000:]
-    status, ctype, raw = await call(front, client, "ok", False, session)
-    assert status == 200 and ctype == "application/json", raw
-    check_item(client, json.loads(raw)["result"])
+    status, _, raw = await send(front, client, "ok", False, session)
+    assert status == 200, raw
+    client.item(json.loads(raw), "ok")
 
 
 @pytest.mark.parametrize("case", sorted(UNARY))
 @pytest.mark.parametrize("path", sorted(PATHS))
 async def test_unary_faults(fronts: dict[str, Front], path: str, case: str) -> None:
-    client, agent = PATHS[path]
-    front = fronts[agent]
+    client, key = path_of(path)
+    front = fronts[key]
     async with aiohttp.ClientSession() as session:
-        status, ctype, raw = await call(front, client, case, False, session)
-        assert ctype == "application/json", (status, ctype, raw[:300])  # never an HTML or text page
-        envelope = json.loads(raw)
-        if case in UNARY_OK:
-            assert envelope.get("id") == f"req-{case}", envelope
-            check_item(client, envelope["result"])
+        status, ctype, raw = await send(front, client, case, False, session)
+        assert ctype in ("application/json", "application/a2a+json"), (status, ctype, raw[:300])  # never a page
+        body = json.loads(raw)
+        if case in (REST_OK if client.rest else UNARY_OK):
+            client.item(body, case)
         else:
-            check_error(envelope, f"req-{case}")
+            assert not client.rest or status >= 400, (status, body)
+            client.error(body, case)
         await assert_healthy(front, client, session)
 
 
 @pytest.mark.parametrize("case", sorted(set(STREAM) - {"silent"}))
 @pytest.mark.parametrize("path", sorted(PATHS))
 async def test_stream_faults(fronts: dict[str, Front], path: str, case: str) -> None:
-    client, agent = PATHS[path]
-    front = fronts[agent]
-    rpc_id = f"req-{case}"
-    expect = STREAM_EXPECT[case] if client == agent else TRANSLATED_EXPECT.get(case, STREAM_EXPECT[case])
+    client, key = path_of(path)
+    front = fronts[key]
+    expect = STREAM_EXPECT[case]
     async with aiohttp.ClientSession() as session:
-        status, ctype, raw = await call(front, client, case, True, session)
-        if ctype == "application/json":  # refused before the first event: a plain JSON-RPC error
-            assert expect == "error", raw
-            check_error(json.loads(raw), rpc_id)
+        status, ctype, raw = await send(front, client, case, True, session)
+        if ctype != "text/event-stream":  # refused before the first event: a plain error reply
+            assert expect == "error" and ctype in ("application/json", "application/a2a+json"), (status, raw)
+            client.error(json.loads(raw), case)
         else:
-            assert status == 200 and ctype == "text/event-stream", (status, ctype, raw[:300])
+            assert status == 200, (status, raw[:300])
             events = sse_events(raw)
             assert events, raw[:300]
             *items, (last_name, last) = events
-            for name, envelope in items:  # every event before the last: a valid item with the caller's id
-                assert name in (None, "message") and envelope.get("id") == rpc_id, envelope
-                check_item(client, envelope["result"])
-                assert not is_terminal(client, envelope["result"]), "an event after the terminal one"
+            for name, data in items:
+                assert name in (None, "message"), data
+                assert not client.is_terminal(client.item(data, case)), "an event after the terminal one"
             if expect == "error":
                 assert last_name == "error", events
-                check_error(last, rpc_id)
+                client.error(last, case)
             else:
-                assert last_name in (None, "message") and last.get("id") == rpc_id, last
-                check_item(client, last["result"])
-                if expect == "complete":
-                    assert is_terminal(client, last["result"]) and len(events) >= 4, events
+                assert last_name in (None, "message"), last
+                assert client.is_terminal(client.item(last, case)) and len(events) >= 4, events
         await assert_healthy(front, client, session)
 
 
 @pytest.mark.parametrize("path", sorted(PATHS))
 async def test_a_client_leaving_a_silent_stream_releases_the_agent(fronts: dict[str, Front], path: str) -> None:
-    client, agent = PATHS[path]
-    front = fronts[agent]
+    client, key = path_of(path)
+    front = fronts[key]
     left = front.agent.left
+    url, body, headers = client.request("silent", True)
     async with aiohttp.ClientSession() as session:
-        async with session.post(front.gateway.base_url + "/", json=body(client, "silent", True),
-                                headers=headers(client)) as resp:
+        async with session.post(front.gateway.base_url + url, json=body, headers=headers) as resp:
             assert resp.status == 200
             first = await asyncio.wait_for(resp.content.readuntil(b"\n\n"), 10)
-            assert json.loads(first[6:])["id"] == "req-silent"
+            client.item(json.loads(first[first.index(b"data:") + 5:]), "silent")
         deadline = time.monotonic() + 10  # the client left: the gateway lets go of the agent
         while front.agent.left == left and time.monotonic() < deadline:
             await asyncio.sleep(0.05)

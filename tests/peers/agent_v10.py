@@ -240,8 +240,10 @@ def main() -> None:
 
     async def start() -> Starlette:
         apps: list[Starlette] = []
+        sign = (args.sign_key, args.sign_kid, args.tamper_signature) if args.sign_key else None
         await common.start_grpc_server(
-            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url, args.lie))
+            args.host, lambda server, url: apps.append(build_app(base, args.rest, args.compat, server, url,
+                                                                 sign=sign, lie=args.lie))
         )
         return apps[0]
 

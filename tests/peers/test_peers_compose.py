@@ -1,15 +1,18 @@
-"""Real a2a-sdk 1.x clients in native v1.0 mode through the gateway to a real a2a-sdk 0.3 agent, on the v1.0
-behaviour the gateway composes for it: ListTasks from the task index (embedded, and Redis shared by two
-gateway replicas: a task created through one is listed by the other), a terminal task's subscription
-refused, historyLength kept, a push config got by its id."""
+"""Real a2a-sdk 1.x and @a2a-js/sdk 1.x clients in native v1.0 mode through the gateway to a real a2a-sdk 0.3
+agent, on the v1.0 behaviour the gateway composes for it: ListTasks from the task index (embedded, and Redis
+shared by two gateway replicas: a task created through one is listed by the other), a subscription opening
+with the Task and ending at the terminal state, a terminal task's refused, historyLength kept, a push config
+got by its id."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.node import ensure_installed, run_script
 from tests.peers.gateway import Gateway, run_gateway
 from tests.peers.harness import Agent, agent_fixture, run_client
 from tests.peers.test_peers_direct import Result, expect_error
@@ -95,3 +98,48 @@ def webhook() -> Iterator[WebhookReceiver]:
 def test_push_config_got_by_its_id(gateway: Gateway, transport: str, webhook: WebhookReceiver) -> None:
     r = _client(gateway, "push_get_by_id", transport, webhook=webhook.url)
     assert r["ok"] and r["got"] == {"cfg-a": "cfg-a", "cfg-b": "cfg-b"}, r
+
+
+# ---- @a2a-js/sdk 1.x, native v1.0 -----------------------------------------------------------------------
+
+JS_DIR = Path(__file__).resolve().parents[1] / "js_peers"
+JS_WHAT = "the real @a2a-js/sdk 1.x client"
+JS_TRANSPORTS = {"jsonrpc": "JSONRPC", "rest": "HTTP+JSON"}
+
+
+def run_js(gw: Gateway, transport: str) -> dict[str, Any]:
+    installed = ensure_installed(JS_DIR / "sdk-1.3.0", "js-peers", JS_WHAT)
+    result = run_script(JS_DIR / "driver_v10.mjs", installed, {"baseUrl": gw.base_url,
+                                                               "transport": JS_TRANSPORTS[transport]}, JS_WHAT)
+    result["_log"] = gw.log()[-4000:]
+    return result
+
+
+def check_js(r: dict[str, Any], transport: str) -> None:
+    assert r["sdkVersion"] == "1.3.0", r
+    assert r["transport"].lstrip("_") == {"jsonrpc": "JsonRpcTransport", "rest": "RestTransport"}[transport], r
+    created = r["send"]["ids"]
+    assert r["send"]["states"] == ["TASK_STATE_COMPLETED"] * 2, r
+    assert r["history"]["1"] == 1 and r["history"]["0"] == 0 and r["history"]["undefined"] >= 2, r
+    assert r["stream"]["kinds"][0] == "task" and r["stream"]["last"] == "TASK_STATE_COMPLETED", r
+    listed = r["list"]
+    assert listed["ids"] == created[::-1] and listed["total"] == 2 and listed["next"] == "", r
+    assert listed["pages"] == [[created[1]], [created[0]]] and listed["last"] == "", r
+    assert sorted(listed["completed"]) == sorted(created) and listed["history"] == [1, 1], r
+    # a subscription opens with the Task and ends at the terminal state; a finished task's is refused
+    assert r["subscribe"]["kinds"][0] == "task" and r["subscribe"]["last"] == "TASK_STATE_COMPLETED", r
+    assert "UnsupportedOperation" in r["subscribeFinished"]["error"]["type"], r
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_js_client_with_the_embedded_index(gateway: Gateway, transport: str) -> None:
+    check_js(run_js(gateway, transport), transport)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_js_client_with_redis_across_replicas(replicas: tuple[Gateway, Gateway], transport: str) -> None:
+    one, two = replicas
+    made = run_js(one, transport)
+    check_js(made, transport)
+    seen = _client(two, "list_only", transport, context=made["contextId"])   # listed by the other replica
+    assert seen["ok"] and seen["listed"] == made["send"]["ids"][::-1], seen

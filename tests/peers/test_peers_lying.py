@@ -5,12 +5,14 @@ its defaults: the version probe corrects the card, and every scenario passes as 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Iterator
 
 import pytest
 
-from tests.peers.gateway import Gateway, run_gateway
+from tests.peers.gateway import ROOT, Gateway, run_gateway
 from tests.peers.harness import Agent, agent_fixture, run_client
 from tests.peers.test_peers_direct import CHECKS
 
@@ -63,3 +65,14 @@ def test_the_lie_is_logged_counted_and_shown_in_readiness(agent: str, gateways: 
     speaks = {"v03": "0.3", "v10": "1.0"}[agent]
     assert {(i["claimed"], i["observed"], i["status"]) for i in ready["upstream"]["interfaces"]} == {
         ("1.0" if speaks == "0.3" else "0.3", speaks, "corrected")}
+
+
+@pytest.mark.parametrize("agent", ["v03", "v10"])
+def test_probe_reports_the_lying_card(agent: str, liar_v03: Agent, liar_v10: Agent) -> None:
+    liar = {"v03": liar_v03, "v10": liar_v10}[agent]
+    done = subprocess.run([sys.executable, "-m", "gateway", "probe", liar.base_url, "--json"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 3, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    speaks = {"v03": "0.3", "v10": "1.0"}[agent]
+    assert report["verdict"] == "lying" and {i["observed"] for i in report["interfaces"]} == {speaks}

@@ -121,15 +121,20 @@ async def test_subscribe_refusals(fake_agent_factory, gateway_factory) -> None:
     assert not fake.calls("tasks/resubscribe")
 
 
-async def test_subscribe_without_live_events_sends_the_task_and_closes(fake_agent_factory, gateway_factory) -> None:
+async def test_subscribe_follows_a_task_the_agent_no_longer_streams(fake_agent_factory, gateway_factory) -> None:
+    """a2a-sdk 0.3 has no live events for an input-required task (it answers TaskNotFound): the Task as it is
+    now first, then the gateway reads it again until its state changes, and ends at the terminal state."""
     fake = await fake_agent_factory("0.3")
-    fake.reply_json("tasks/get", v03_task("t1", "input-required"))
+    for state in ("input-required", "input-required", "input-required", "working", "completed"):
+        fake.reply_json("tasks/get", v03_task("t1", state))
     fake.reply_json("tasks/resubscribe", error={"code": -32001, "message": "Task not found"})
     client = await gateway_factory(fake.url)
     resp = await client.post("/", data=jsoncodec.dumpb(call("SubscribeToTask", {"id": "t1"})), headers=V10)
-    items = sse_items(await resp.read())
-    assert [i["result"]["task"]["status"]["state"] for i in items] == ["TASK_STATE_INPUT_REQUIRED"]
-    assert len(fake.calls("tasks/get")) == 2   # read again after the refusal: the Task as it is now
+    items = [i["result"] for i in sse_items(await resp.read())]
+    assert items[0]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert [i["statusUpdate"]["status"]["state"] for i in items[1:]] == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    assert all(i["statusUpdate"]["taskId"] == "t1" for i in items[1:])
+    assert len(fake.calls("tasks/get")) == 5   # read again after the refusal, then until it ended
 
 
 def v03_config(config_id: str) -> dict[str, Any]:
@@ -166,3 +171,37 @@ async def test_wrong_content_type(fake_agent_factory, gateway_factory) -> None:
     assert resp.status == 415
     assert (await resp.json())["error"]["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
     assert len(fake.calls("message/send")) == 1
+
+
+async def test_push_config_calls_are_refused_when_the_card_has_no_push(fake_agent_factory, gateway_factory) -> None:
+    """a2a-sdk 0.3 answers -32603 for an agent without push; v1.0 says PushNotificationNotSupportedError."""
+    fake = await fake_agent_factory("0.3")
+    card = dict(fake.card)
+    fake.card_override = {**card, "capabilities": {**card.get("capabilities", {}), "pushNotifications": False}}
+    client = await gateway_factory(fake.url)
+    body = await rpc(client, call("CreateTaskPushNotificationConfig", {"taskId": "t1", "url": "https://h.example/"}))
+    assert body["error"]["code"] == -32003
+    resp = await client.get("/tasks/t1/pushNotificationConfigs", headers={"A2A-Version": "1.0"})
+    assert resp.status == 400
+    assert (await resp.json())["error"]["details"][0]["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    assert not fake.calls("tasks/pushNotificationConfig/set") and not fake.calls("tasks/pushNotificationConfig/list")
+
+
+async def test_history_limits_hold_both_ways(fake_agent_factory, gateway_factory) -> None:
+    """historyLength is kept whatever the agent sends: a v1.0 caller's limit in front of a v0.3 agent, a v0.3
+    caller's positive one in front of a v1.0 agent (its 0 means "all" in v0.3, so no limit is sent)."""
+    v03 = await fake_agent_factory("0.3")
+    v03.reply_json("tasks/get", v03_task("t1", history=3))
+    body = await rpc(await gateway_factory(v03.url), call("GetTask", {"id": "t1", "historyLength": 1}))
+    assert [m["messageId"] for m in body["result"]["history"]] == ["m2"]
+    v10 = await fake_agent_factory("1.0")
+    v10.reply_json("GetTask", {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+                               "history": [{"messageId": f"m{i}", "role": "ROLE_USER", "parts": [{"text": "x"}]}
+                                           for i in range(3)]})
+    client = await gateway_factory(v10.url)
+    for limit, expected in ((2, ["m1", "m2"]), (0, ["m0", "m1", "m2"])):
+        resp = await client.post("/", data=jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "method": "tasks/get",
+                                                             "params": {"id": "t1", "historyLength": limit}}),
+                                 headers={"Content-Type": "application/json"})
+        assert [m["messageId"] for m in (await resp.json())["result"]["history"]] == expected
+    assert [c.params.get("historyLength") for c in v10.calls("GetTask")] == [2, None]

@@ -1,6 +1,7 @@
 """The migration view of a running gateway: two named callers of different versions counted per route and
 binding (the admin JSON), the deprecation headers on replies to v0.3 callers only (unary and streamed, per
-route), the cut-off's version error, and a worker's snapshot file read back as the parent sums it."""
+route; as initial metadata to gRPC callers), the cut-off's version error, and a worker's snapshot file read
+back as the parent sums it."""
 
 from __future__ import annotations
 
@@ -158,3 +159,41 @@ async def test_a_workers_snapshot_file_is_what_the_parent_sums(fake_agent_factor
     summed = read_snapshots(tmp_path)
     assert sum(row["total"] for row in summed["traffic"]) == 2
     assert summed["agents"]["default"]["url"] == fake.url
+
+
+async def _grpc_v03_get_task(fake_agent_factory: Any, aiohttp_client: Any, **values: str) -> Any:
+    """A v0.3 gRPC GetTask through the gateway's gRPC listener: (status code, details, initial metadata)."""
+    import grpc
+
+    from gateway.core.bindings.grpc import RPCS
+    from gateway.core.types import Version
+    from gateway.shell.doors.grpc import GrpcListener
+
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("GetTask", TASK_V10)
+    settings = load(None, {}, {"upstream.url": fake.url, "log.format": "console", "grpc.listen": "127.0.0.1:0",
+                               **values})
+    gw = await aiohttp_client(build_app(settings))
+    listener = GrpcListener(gw.app, settings)
+    port = await listener.start()
+    rpc = next(r for r in RPCS if r.version is Version.V03 and r.op.name == "get_task")
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.unary_unary(rpc.path)(rpc.request(name="tasks/t1").SerializeToString())
+            code = await call.code()
+            return code, await call.details(), dict(await call.initial_metadata() or ())
+    finally:
+        await listener.stop(0)
+
+
+async def test_grpc_v03_callers_get_the_deprecation_metadata_and_the_cutoff(fake_agent_factory: Any,
+                                                                           aiohttp_client: Any) -> None:
+    import grpc
+
+    values = {k.replace("__", "."): v for k, v in DEPRECATION.items()}
+    code, _, metadata = await _grpc_v03_get_task(fake_agent_factory, aiohttp_client, **values)
+    assert code is grpc.StatusCode.OK and metadata["deprecation"] == "@1782777600"
+    assert metadata["link"] == HEADERS["Link"]
+    code, details, _ = await _grpc_v03_get_task(fake_agent_factory, aiohttp_client, **values,
+                                                **{"migration.cutoff": "2020-01-01"})
+    assert code is not grpc.StatusCode.OK and "A2A-Version: 1.0" in details

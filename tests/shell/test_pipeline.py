@@ -107,3 +107,16 @@ async def test_a_bug_in_a_door_is_answered_in_the_callers_shape(aiohttp_client, 
     samples = parse(gateway.app[METRICS].render().decode())
     assert value(samples, "a2a_gateway_requests_total", route="default", operation="send_message",
                  client_version="", upstream_version="", binding=caller.label, outcome="error") == 1
+
+
+async def test_every_exchange_gets_a_request_id_of_its_own_unless_the_client_sent_one(
+        fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    gateway = await gateway_factory(fake.url)
+    ids = []
+    for _ in range(3):
+        resp = await gateway.post("/", data=jsoncodec.dumpb(V03_SEND))
+        ids.append(resp.headers["X-Request-Id"])
+    assert all(len(i) == 32 and set(i) <= set("0123456789abcdef") for i in ids) and len(set(ids)) == 3
+    resp = await gateway.post("/", data=jsoncodec.dumpb(V03_SEND), headers={"X-Request-Id": "mine-1"})
+    assert resp.headers["X-Request-Id"] == "mine-1"

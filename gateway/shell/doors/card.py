@@ -20,7 +20,7 @@ from gateway.core.versions import client_version
 from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.pipeline import A2ACaller, Context, serve
 from gateway.shell.signing import JWKS_PATH
-from gateway.shell.urls import public_base
+from gateway.shell.urls import grpc_target, public_base
 
 HEADERS = {"Vary": "A2A-Version", "Cache-Control": "public, max-age=60"}
 OPERATION = "get_agent_card"  # the metrics' and log's operation label (no A2A operation fetches the card)
@@ -57,12 +57,13 @@ async def _door(ctx: Context) -> web.Response:
     card = await ctx.upstream.card()
     cx = Cx()
     base = public_base(request, ctx.settings)
-    body = served_card(card, client=client, base_url=base, bindings=ctx.served_bindings, cx=cx)
+    target = grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port)
+    body = served_card(card, client=client, base_url=base, bindings=ctx.served_bindings, cx=cx, grpc_target=target)
     signer = ctx.app.get(CARD_SIGNER)
     if signer is not None:  # each variant signed as served, its key published beside the card
         # a v1.0 reader (a2a-sdk 1.x) of the v0.3 card reads the v1.0 card out of it: signed too
-        v10 = served_card(card, client=Version.V10, base_url=base, bindings=ctx.served_bindings, cx=Cx()) \
-            if client is Version.V03 else None
+        v10 = served_card(card, client=Version.V10, base_url=base, bindings=ctx.served_bindings, cx=Cx(),
+                          grpc_target=target) if client is Version.V03 else None
         body = signer.sign_once((client, base), card, body, jku=base.rstrip("/") + JWKS_PATH, read_as=v10)
     ctx.notes.extend(cx.notes)
     ctx.outcome = "ok"

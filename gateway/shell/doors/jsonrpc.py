@@ -6,7 +6,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.core.bindings import jsonrpc
-from gateway.core.errors import ContentTypeNotSupported, GatewayError
+from gateway.core.bindings.protojson import MAY_HAVE_PROTO_NAMES, json_names
+from gateway.core.errors import ContentTypeNotSupported, GatewayError, InvalidRequest
 from gateway.core.exchange import Call
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
@@ -25,6 +26,8 @@ async def handle(request: web.Request) -> web.StreamResponse:
 async def _door(ctx: Context) -> web.StreamResponse:
     caller = ctx.caller
     assert isinstance(caller, A2ACaller)
+    if ctx.request.method != "POST":
+        raise InvalidRequest(f"a JSON-RPC request is POSTed here, not sent with {ctx.request.method}")
     body = await read_body(ctx.request, ctx.settings.limits.max_body_bytes)
     header, query = ctx.request.headers.get("A2A-Version"), ctx.request.query.get("A2A-Version")
     json_body = jsonrpc.json_media_type(ctx.request.headers.get("Content-Type"))
@@ -43,4 +46,7 @@ async def _door(ctx: Context) -> web.StreamResponse:
         raise ContentTypeNotSupported(_WRONG_TYPE)
     op, _ = by_method(rpc.method)
     ctx.bind(method=rpc.method, client_version=client, operation=op.name)
-    return await forward(ctx, Call(op, client, Binding.JSONRPC, rpc.params, rpc.id), Raw("POST", "", (), body))
+    params = rpc.params
+    if client is Version.V10 and MAY_HAVE_PROTO_NAMES.search(body):
+        params = json_names(op, params)   # ProtoJSON's proto field names, as v1.0 parsers accept them
+    return await forward(ctx, Call(op, client, Binding.JSONRPC, params, rpc.id), Raw("POST", "", (), body))

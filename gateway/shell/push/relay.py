@@ -16,6 +16,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.config import Settings
 from gateway.core import jsoncodec
+from gateway.core.bindings.grpc.metadata import toward_agent
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, UpstreamUnavailable
 from gateway.core.exchange import Exchange, Reply
 from gateway.core.notes import Cx, Note
@@ -235,6 +236,11 @@ async def _fetch_task(app: web.Application, need: NeedTask, cx: Cx) -> JsonObj:
                         rest_bytes_guess=upstream.rest_bytes_guess if rest_agent else None)
     try:
         out = exchange.upstream_request()
+        if iface.binding is Binding.GRPC:
+            metadata = toward_agent((), iface.version) + [(k.lower(), v) for k, v in settings.upstream.headers.items()]
+            got = await upstream.channels.unary(iface.url, out.path, out.body or b"", metadata,
+                                                timeout=settings.upstream.timeout.total_unary)
+            return fetched_task(exchange.read_grpc_reply(got.status or got.message or b""))
         ctype = "application/a2a+json" if iface.binding is Binding.REST and iface.version is Version.V10 else JSON
         headers = upstream_request_headers(CIMultiDict(), iface.version, peer=None, extra=settings.upstream.headers,
                                            content_type=ctype)

@@ -91,6 +91,8 @@ args: ["--config", "/etc/a2a-gateway/gateway.toml"]
 env:
   - name: A2A_GATEWAY_SERVER_LISTEN
     value: {{ printf "0.0.0.0:%d" (int .Values.ports.http) | quote }}
+  - name: A2A_GATEWAY_GRPC_LISTEN
+    value: {{ printf "0.0.0.0:%d" (int .Values.ports.grpc) | quote }}
   - name: A2A_GATEWAY_ADMIN_LISTEN
     value: {{ printf "0.0.0.0:%d" (int .Values.ports.admin) | quote }}
   {{- with .Values.gateway.env }}
@@ -103,6 +105,9 @@ envFrom:
 ports:
   - name: http
     containerPort: {{ .Values.ports.http }}
+    protocol: TCP
+  - name: grpc
+    containerPort: {{ .Values.ports.grpc }}
     protocol: TCP
   - name: admin
     containerPort: {{ .Values.ports.admin }}

@@ -1,6 +1,7 @@
 """The gRPC binding of both versions, sans-IO: `codec` (the RPC table and protobuf bytes ⇄ the dialects'
 dicts), `status` (gRPC status and google.rpc.Status details ⇄ A2A error objects), `metadata` (version,
-extension and hop-by-hop keys). The protos and their generated modules live in `proto`."""
+extension and hop-by-hop keys), `frames` (a relayed stream as a gRPC caller's messages). The protos
+and their generated modules live in `proto`."""
 
 from gateway.core.bindings.grpc.codec import (
     BY_PATH,
@@ -20,7 +21,8 @@ from gateway.core.bindings.grpc.codec import (
     message_class,
     service_version,
 )
-from gateway.core.bindings.grpc.status import DETAILS_KEY, GrpcStatus, from_error, from_fault, to_error
+from gateway.core.bindings.grpc.frames import GrpcFrames
+from gateway.core.bindings.grpc.status import DETAILS_KEY, GrpcStatus, from_error, from_fault, from_hub_error, to_error
 
 __all__ = [
     "BY_PATH",
@@ -29,6 +31,7 @@ __all__ = [
     "NO_RPC",
     "RPCS",
     "SERVICES",
+    "GrpcFrames",
     "GrpcStatus",
     "Rpc",
     "by_path",
@@ -41,6 +44,7 @@ __all__ = [
     "for_operation",
     "from_error",
     "from_fault",
+    "from_hub_error",
     "message_class",
     "service_version",
     "to_error",

@@ -17,6 +17,7 @@ from gateway.core.bindings.grpc.codec import json_value
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx
 from gateway.core.tables import bijection
+from gateway.core.translate import translate
 from gateway.core.translate.errors.table import (
     ABSENT,
     BY_CODE,
@@ -31,7 +32,7 @@ from gateway.core.translate.errors.table import (
     error_info,
     own_fault,
 )
-from gateway.core.types import JsonObj, Version
+from gateway.core.types import Dialect, JsonObj, Version
 
 DETAILS_KEY = "grpc-status-details-bin"  # trailing metadata holding the serialized google.rpc.Status
 
@@ -177,6 +178,14 @@ def _status_bytes(code: int, message: str, details: list[Any], row: ErrorRow | N
     if row is not None and not any(d.type_url == ERROR_INFO_TYPE for d in status.details):
         status.details.insert(0, json_format.ParseDict(error_info(row.reason), any_pb2.Any()))
     return status.SerializeToString(deterministic=True) if status.details else b""
+
+
+def from_hub_error(hub: JsonObj, version: Version, cx: Cx) -> GrpcStatus:
+    """An upstream A2A error read into the v1.0 hub (a v1.0 JSON-RPC error object) as the status of a
+    gRPC caller of `version` (through the v0.3 JSON-RPC error for a v0.3 caller)."""
+    if version is Version.V03:
+        hub = translate("error", hub, src=Dialect.V10, dst=Dialect.V03RPC, cx=cx, at="$.error")
+    return from_error(hub, version, cx)
 
 
 def from_fault(err: GatewayError, version: Version) -> GrpcStatus:

@@ -104,6 +104,7 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "TranslationError": (-32602, 400, 422),
     "InvalidAgentResponse": (-32006, 500, 502),
     "MalformedEnvelope": (-32700, 400, 400),
+    "UnreadableBody": (-32700, 400, 400),
     "InvalidRequest": (-32600, 400, 400),
     "UnknownOperation": (-32601, 404, 404),
     "UnsupportedOperation": (-32004, 400, 501),
@@ -118,6 +119,7 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "ClientTooSlow": (-32600, 408, 408),        # transport status: the hint wins
     "EdgeRefusal": (-32603, 500, 500),          # the base of the edge's refusals, never raised itself
     "TaskNotFound": (-32001, 404, 404),
+    "PushNotificationNotSupported": (-32003, 400, 501),
     "ContentTypeNotSupported": (-32005, 415, 415),  # S10 §5.4's 415 insisted on (a2a-python's row says 400)
 }
 # classes with a code of the gateway's own (JSON-RPC's implementation-defined range) → (code, HTTP status,

@@ -1,0 +1,465 @@
+"""The gRPC door: grpc.aio's server with both versions' A2AService on one port (generic handlers, bytes in
+and out: core.bindings.grpc decodes and encodes), each call carried to the agent's best interface and
+answered as gRPC (messages, a status with google.rpc.Status details, metadata), logged and counted once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import aiohttp
+import grpc
+from aiohttp import web
+from multidict import CIMultiDict
+
+from gateway.config import Settings
+from gateway.core.bindings.grpc import (
+    DETAILS_KEY,
+    RPCS,
+    GrpcFrames,
+    GrpcStatus,
+    Rpc,
+    decode_request,
+    encode_response,
+    from_fault,
+    from_hub_error,
+)
+from gateway.core.bindings.grpc.metadata import (
+    check_version,
+    from_headers,
+    to_headers,
+    toward_agent,
+    toward_caller,
+)
+from gateway.core.bindings.grpc.status import HTTP_STATUS, STATUS_CODES
+from gateway.core.card import Interface
+from gateway.core.errors import GatewayError, TranslationError, UpstreamTimeout, UpstreamUnavailable, as_agent_error
+from gateway.core.exchange import Again, Call, Exchange
+from gateway.core.notes import Cx, Note
+from gateway.core.types import Binding, Version
+from gateway.observability import bind_exchange, clear, get_logger
+from gateway.shell.headers import upstream_request_headers
+from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
+from gateway.shell.metrics import Metrics
+from gateway.shell.migration import Migration, check_cutoff, deprecation
+from gateway.shell.pipeline import SeenCaller, record
+from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
+from gateway.shell.relay import LOOKAHEAD_SECONDS
+from gateway.shell.upstream import Upstream, read_bounded
+from gateway.shell.urls import grpc_target, listener_base
+
+__all__ = ["GrpcListener"]
+
+log = get_logger("gateway.exchange")
+
+_STATUS = {code.value[0]: code for code in grpc.StatusCode}
+_CONTENT_TYPE = {Version.V03: "application/json", Version.V10: "application/a2a+json"}
+_SSE = "text/event-stream"
+Metadata = Sequence[tuple[str, str | bytes]]
+Context = grpc.aio.ServicerContext[bytes, bytes]
+
+
+class GrpcCall:
+    """One gRPC call on its way through the gateway: what the log line and the metrics say of it
+    (shell.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
+
+    __slots__ = ("context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome", "request_id", "rpc",
+                 "settings", "started")
+
+    def __init__(self, lifecycle: Lifecycle, migration: Migration, rpc: Rpc, context: Context) -> None:
+        self.lifecycle, self.migration, self.rpc, self.context = lifecycle, migration, rpc, context
+        self.settings: Settings = lifecycle.settings
+        self.metadata: list[tuple[str, str | bytes]] = list(context.invocation_metadata() or ())
+        said = next((v for k, v in self.metadata if k == "x-request-id" and isinstance(v, str)), "")
+        self.request_id = said or os.urandom(16).hex()
+        self.fields: dict[str, Any] = {}
+        self.notes: list[Note] = []
+        self.outcome: str | None = None
+        self.started = time.monotonic()
+
+    @property
+    def metrics(self) -> Metrics:
+        return self.lifecycle.metrics
+
+    @property
+    def version(self) -> Version:
+        return self.rpc.version
+
+    def caller_seen(self) -> SeenCaller:
+        headers = CIMultiDict((k, v) for k, v in self.metadata if isinstance(v, str))
+        return SeenCaller(self.migration, headers, self.rpc.version, Binding.GRPC)
+
+    def remaining(self, cap: float) -> float:
+        """Seconds this call may still take: the caller's deadline, at most `cap`."""
+        left = self.context.time_remaining()
+        return cap if left is None else max(0.0, min(cap, left))
+
+
+class GrpcListener:
+    """The gRPC listener of one gateway app (shell.lifecycle.Listener): its server, and the handlers of
+    every RPC of both services."""
+
+    def __init__(self, app: web.Application, settings: Settings, *, reuse_port: bool = False) -> None:
+        self.app = app
+        self.lifecycle: Lifecycle = app[LIFECYCLE]
+        self.upstream: Upstream = app[UPSTREAM]
+        self.address = settings.grpc.listen
+        limit = settings.limits.max_body_bytes
+        # one message is bounded like one HTTP body; keep-alive pings let either side see a dead peer
+        options: list[tuple[str, Any]] = [
+            ("grpc.max_receive_message_length", limit), ("grpc.max_send_message_length", limit),
+            ("grpc.so_reuseport", 1 if reuse_port else 0), ("grpc.keepalive_time_ms", 60_000),
+            ("grpc.http2.max_pings_without_data", 0), ("grpc.keepalive_permit_without_calls", 1),
+        ]
+        self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.limits.max_client_connections)
+        self.server.add_generic_rpc_handlers(self._handlers())
+
+    def _handlers(self) -> list[grpc.GenericRpcHandler]:
+        by_service: dict[str, dict[str, grpc.RpcMethodHandler[bytes, bytes]]] = {}
+        for rpc in RPCS:
+            service, name = rpc.path.lstrip("/").split("/")
+            handler: grpc.RpcMethodHandler[bytes, bytes]
+            if rpc.streaming:
+                handler = grpc.unary_stream_rpc_method_handler(self._streaming(rpc))
+            else:
+                handler = grpc.unary_unary_rpc_method_handler(self._unary(rpc))
+            by_service.setdefault(service, {})[name] = handler
+        return [grpc.method_handlers_generic_handler(service, methods) for service, methods in by_service.items()]
+
+    # ---- the listener (shell.lifecycle.Listener) ---------------------------------------------------
+
+    async def start(self) -> int:
+        try:
+            port = self.server.add_insecure_port(self.address)
+        except RuntimeError as exc:
+            raise listen_failed(OSError(str(exc)), "gRPC listener", "grpc.listen", self.address) from None
+        if port == 0 and not self.address.endswith(":0"):
+            raise listen_failed(OSError("the address is in use or cannot be bound"), "gRPC listener",
+                                "grpc.listen", self.address)
+        await self.server.start()
+        self.lifecycle.grpc_port = port
+        return port
+
+    async def stop(self, grace: float) -> None:
+        await self.server.stop(grace)
+
+    # ---- one call ---------------------------------------------------------------------------------
+
+    def _unary(self, rpc: Rpc) -> Callable[[bytes, Context], Awaitable[bytes]]:
+        async def handle(request: bytes, context: Context) -> bytes:
+            return await self.lifecycle.tracked(self._call(rpc, request, context))
+        return handle
+
+    def _streaming(self, rpc: Rpc) -> Callable[[bytes, Context], Awaitable[None]]:
+        async def handle(request: bytes, context: Context) -> None:
+            await self.lifecycle.tracked(self._call(rpc, request, context))
+        return handle
+
+    async def _call(self, rpc: Rpc, request: bytes, context: Context) -> bytes:
+        """The one boundary of a gRPC call: every GatewayError and every unexpected exception becomes
+        the caller's status (the latter with its traceback logged), then the log line and the metrics."""
+        clear()
+        call = GrpcCall(self.lifecycle, self.app[MIGRATION], rpc, context)
+        bind_exchange(request_id=call.request_id, binding=Binding.GRPC.value, route="default",
+                      operation=rpc.op.name, client_version=rpc.version, method=rpc.name)
+        status: GrpcStatus | None = None
+        reply = b""
+        try:
+            result = await self._serve(call, request)
+            if isinstance(result, GrpcStatus):
+                status = result
+                call.outcome = call.outcome or "error"
+            else:
+                reply = result
+        except GatewayError as err:
+            status = from_fault(err, rpc.version)
+            call.outcome = "rejected" if call.outcome == "rejected" else "error"
+            call.fields.update(error=err.message, code=err.jsonrpc_code)
+        except asyncio.CancelledError:
+            raise   # the caller left (or the drain's grace is over): the lifecycle counts it as cancelled
+        except Exception as exc:   # a bug must still answer as a status
+            log.exception("internal_error", error=f"{type(exc).__name__}: {exc}")
+            status = from_fault(GatewayError(f"internal error: {type(exc).__name__}"), rpc.version)
+            call.outcome, call.fields["error"] = "error", f"internal error: {type(exc).__name__}"
+        call.fields["grpc_status"] = status.name if status is not None else "OK"
+        record(call, 200 if status is None else _http_of(status))
+        if status is not None:
+            trailer = ((DETAILS_KEY, status.details),) if status.details else ()
+            await context.abort(_STATUS.get(status.code, grpc.StatusCode.UNKNOWN), status.message, trailer)
+        return reply
+
+    async def _serve(self, call: GrpcCall, request: bytes) -> bytes | GrpcStatus:
+        rpc, settings = call.rpc, call.settings
+        check_version(rpc.version, call.metadata, strict=settings.server.version_mode == "strict")
+        check_cutoff(settings.migration, rpc.version)
+        cx = Cx(quirks=settings.quirks)
+        try:
+            params = decode_request(rpc, request, cx)
+        finally:
+            call.notes.extend(cx.notes)
+        op = rpc.op
+        iface, *_ = await self.upstream.interfaces(rpc.version, Binding.GRPC, op)
+        bind_exchange(upstream_version=iface.version, upstream_binding=iface.binding)
+        if iface.binding is Binding.GRPC and iface.version is rpc.version:
+            call.fields["passthrough"] = True   # the caller's bytes and the agent's, untouched
+            return await self._grpc_agent(call, iface, rpc.path, request, None)
+        exchange = self._exchange(call, Call(op, rpc.version, Binding.GRPC, params), iface)
+        try:
+            out = exchange.upstream_request()
+            sealer: Any = self.app.get(SEALER)
+            for url in exchange.webhooks:
+                call.notes.extend(await sealer.check_url(url))
+            if iface.binding is Binding.GRPC:
+                return await self._grpc_agent(call, iface, out.path, out.body or b"", exchange)
+            if op.streaming:
+                return await self._http_stream(call, exchange, out.method, out.path, out.body, out.query)
+            return await self._http_unary(call, exchange, out.method, out.path, out.body, out.query)
+        finally:
+            call.notes.extend(exchange.notes)
+            if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
+                    and iface.binding in PROTO_BYTES and rpc.version is not Version.V03:
+                self.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
+
+    def _exchange(self, call: GrpcCall, client: Call, iface: Interface) -> Exchange:
+        settings = call.settings
+        base = listener_base(settings)
+        rest_agent = iface.version is Version.V03 and iface.binding in PROTO_BYTES
+        sealer: Any = self.app.get(SEALER)
+        quirks = self.upstream.quirks_for_agent(settings.quirks) if rest_agent else settings.quirks
+        # a v0.3 caller's file bytes: a2a-sdk for Python's gRPC client sends the base64 text (double)
+        agent = next((v for k, v in call.metadata if k == "user-agent" and isinstance(v, str)), None)
+        guess = rest_bytes_of_client(agent) if client.version is Version.V03 else \
+            self.upstream.rest_bytes_guess if rest_agent else None
+        return Exchange(client, iface, quirks=quirks, base_url=base, bindings=self.app[SERVED_BINDINGS],
+                        sealer=sealer, rest_bytes=self.upstream.rest_bytes.get(iface.url) if rest_agent else None,
+                        rest_bytes_guess=guess,
+                        grpc_target=grpc_target(base, settings, self.lifecycle.grpc_port))
+
+    # ---- toward an HTTP agent (JSON-RPC or HTTP+JSON) -------------------------------------------------
+
+    def _headers(self, call: GrpcCall, iface: Interface, accept: str) -> CIMultiDict[str]:
+        """The caller's metadata as the agent's request headers: authorization and the application's keys
+        untouched, the transport's dropped, the agent's version and extensions spelled its way."""
+        ctype = "application/json" if iface.binding is Binding.JSONRPC else _CONTENT_TYPE[iface.version]
+        client = CIMultiDict(to_headers(call.metadata))
+        headers = upstream_request_headers(client, iface.version, peer=_peer(call.context),
+                                           extra=call.settings.upstream.headers, content_type=ctype)
+        headers["Accept"] = accept
+        return headers
+
+    async def _initial(self, call: GrpcCall, headers: Any) -> None:
+        """The agent's reply headers as the caller's initial metadata (activated extensions included)."""
+        pairs = toward_caller(from_headers(headers.items()), call.version)
+        pairs.append(("x-request-id", call.request_id))
+        if call.version is Version.V03:   # the [migration] deprecation headers, as metadata
+            pairs.extend((name.lower(), value) for name, value in deprecation(call.settings.migration).headers())
+        await call.context.send_initial_metadata(pairs)
+
+    async def _http_unary(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
+                          query: Any) -> bytes | GrpcStatus:
+        iface = exchange.upstream
+        while True:
+            async with asyncio.timeout(call.remaining(call.settings.upstream.timeout.total_unary)):
+                reply = await self.upstream.request(method, _url(iface, path), body=body, query=query,
+                                                    headers=self._headers(call, iface, "*/*"))
+            failed = _http_failure(reply.status, reply.headers)
+            if failed is not None:
+                return failed
+            step = exchange.read_result(reply.status, reply.body)
+            if isinstance(step, Again):
+                more = step.request
+                method, path, body, query = more.method, more.path, more.body, more.query
+                continue
+            await self._initial(call, reply.headers)
+            if not step.ok:
+                call.fields.setdefault("error", "the agent answered an A2A error")
+                return from_hub_error(step.value, call.version, exchange.cx)
+            call.outcome = "ok"
+            return _result(call.rpc, step.value, exchange.cx)
+
+    async def _http_stream(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
+                           query: Any) -> bytes | GrpcStatus:
+        iface = exchange.upstream
+        resp = await self.upstream.open(method, _url(iface, path), headers=self._headers(call, iface, _SSE),
+                                        body=body, query=query)
+        try:
+            if resp.status != 200 or resp.content_type != _SSE:   # refused before the first event
+                data = await read_bounded(resp, self.upstream.max_body_bytes)
+                failed = _http_failure(resp.status, resp.headers)
+                if failed is not None:
+                    return failed
+                step = exchange.read_result(resp.status, data)
+                assert not isinstance(step, Again)
+                call.outcome = "rejected"
+                if not step.ok:
+                    return from_hub_error(step.value, call.version, exchange.cx)
+                await call.context.write(_result(call.rpc, step.value, exchange.cx))
+                call.outcome = "stream"
+                return b""
+            await self._initial(call, resp.headers)
+            relay = exchange.framed(GrpcFrames(call.rpc, exchange.cx),
+                                   max_event_bytes=call.settings.limits.max_sse_event_bytes)
+            status = await self._pump(call, resp, relay)
+            call.outcome, call.fields["events"] = "stream", relay.events_out
+            return status if status is not None else b""
+        finally:
+            if not resp.closed:
+                resp.close()
+
+    async def _pump(self, call: GrpcCall, resp: aiohttp.ClientResponse, relay: Any) -> GrpcStatus | None:
+        """Relay the agent's SSE stream as the caller's messages until either side ends (or the drain);
+        the status that ends the call when the relay produced one. The agent's response is always closed."""
+        reader = resp.content
+        handle = self.lifecycle.stream(reader, relay, "translated")
+        idle = call.settings.upstream.timeout.idle_stream
+        last = time.monotonic()
+        try:
+            while not relay.done and not handle.stopping:
+                wait = (last + (LOOKAHEAD_SECONDS if relay.holding else idle)) - time.monotonic()
+                try:
+                    chunk = await asyncio.wait_for(reader.readany(), timeout=max(0.0, wait))
+                except TimeoutError:
+                    if time.monotonic() >= last + idle:
+                        handle.upstream_error("timeout")
+                        frames = relay.fail(UpstreamTimeout(f"upstream stream idle for {idle:g} s"))
+                    elif relay.holding:
+                        frames = relay.release()
+                    else:
+                        continue
+                except aiohttp.ClientError as exc:
+                    handle.upstream_error("stream_broken")
+                    frames = relay.fail(UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}"))
+                except Drained:
+                    break   # the translator writes whole messages: the drain ends the call at once
+                else:
+                    if chunk:
+                        last = time.monotonic()
+                    frames = relay.feed(chunk) if chunk else relay.close()
+                for frame in frames:
+                    if isinstance(frame, GrpcStatus):
+                        return frame
+                    await call.context.write(frame)
+                handle.sync()
+            return None
+        finally:
+            handle.close()
+            if reader.at_eof():
+                resp.release()
+            else:
+                resp.close()
+
+
+    # ---- toward a gRPC agent -------------------------------------------------------------------------
+
+    def _agent_metadata(self, call: GrpcCall, iface: Interface) -> list[tuple[str, str | bytes]]:
+        """The caller's metadata toward a gRPC agent: transport keys dropped, the agent's version and
+        extension keys, the configured extra headers."""
+        pairs = toward_agent(call.metadata, iface.version)
+        pairs.extend((k.lower(), v) for k, v in call.settings.upstream.headers.items())
+        return pairs
+
+    async def _agent_head(self, call: GrpcCall, initial: list[tuple[str, str | bytes]]) -> None:
+        pairs = toward_caller(initial, call.version)
+        pairs.append(("x-request-id", call.request_id))
+        await call.context.send_initial_metadata(pairs)
+
+    def _agent_trailer(self, call: GrpcCall, trailing: list[tuple[str, str | bytes]]) -> None:
+        """The agent's trailing metadata for the caller (its status details travel in the status)."""
+        pairs = [(k, v) for k, v in toward_caller(trailing, call.version) if k != DETAILS_KEY]
+        if pairs:
+            call.context.set_trailing_metadata(pairs)
+
+    async def _grpc_agent(self, call: GrpcCall, iface: Interface, path: str, request: bytes,
+                          exchange: Exchange | None) -> bytes | GrpcStatus:
+        """A gRPC agent: the same version's bytes passed through (`exchange` None), or the exchange's
+        request and each reply read by it. The caller's deadline is the agent's."""
+        settings = call.settings
+        channels = self.upstream.channels
+        metadata = self._agent_metadata(call, iface)
+        if not call.rpc.streaming:
+            reply = await channels.unary(iface.url, path, request, metadata,
+                                         timeout=call.remaining(settings.upstream.timeout.total_unary))
+            await self._agent_head(call, reply.initial)
+            self._agent_trailer(call, reply.trailing)
+            outcome: bytes | GrpcStatus = reply.status if reply.status is not None else reply.message or b""
+            if reply.status is not None:
+                call.fields.setdefault("error", "the agent answered an A2A error")
+            if exchange is None:
+                call.outcome = call.outcome or "ok"
+                return outcome
+            step = exchange.read_grpc_result(outcome)
+            assert not isinstance(step, Again)  # paging is for v0.3 JSON-RPC callers only
+            if not step.ok:
+                return from_hub_error(step.value, call.version, exchange.cx)
+            call.outcome = "ok"
+            return _result(call.rpc, step.value, exchange.cx)
+        relay = None if exchange is None else exchange.framed(
+            GrpcFrames(call.rpc, exchange.cx), max_event_bytes=settings.limits.max_sse_event_bytes)
+
+        def frames_of(message: bytes) -> list[Any]:
+            if relay is None or exchange is None:
+                return [message]
+            return relay.feed_item(exchange.grpc_item(message))
+        events = 0
+        async with channels.stream(iface.url, path, request, metadata, timeout=call.context.time_remaining()) as stream:
+            await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
+            async for message in stream.messages(settings.upstream.timeout.idle_stream):
+                for frame in frames_of(message):
+                    if isinstance(frame, GrpcStatus):
+                        return frame
+                    await call.context.write(frame)
+                    events += 1
+                if relay is not None and relay.done:
+                    break
+            self._agent_trailer(call, stream.trailing)
+            call.outcome, call.fields["events"] = "stream", events
+            if relay is None or exchange is None:
+                return stream.status if stream.status is not None else b""
+            ending = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
+            for frame in ending:
+                if isinstance(frame, GrpcStatus):
+                    return frame
+                await call.context.write(frame)
+            return b""
+
+
+def _url(iface: Interface, path: str) -> str:
+    return iface.url if not path else iface.url.rstrip("/") + path
+
+
+def _peer(context: Context) -> str | None:
+    """The caller's address from grpc's peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`)."""
+    kind, _, rest = context.peer().partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]")
+    return None
+
+
+def _http_failure(status: int, headers: Any) -> GrpcStatus | None:
+    """An HTTP agent's reply that is about the call, not an A2A error: authentication passes as its
+    status; a 5xx without a JSON body is the agent unavailable."""
+    if status in (401, 403):
+        return GrpcStatus(STATUS_CODES[HTTP_STATUS[status]], f"the agent answered HTTP {status}")
+    if status >= 500 and "json" not in (headers.get("Content-Type", "") or ""):
+        raise UpstreamUnavailable(f"upstream agent answered HTTP {status}")
+    return None
+
+
+def _http_of(status: GrpcStatus) -> int:
+    """The HTTP status the log line and metrics give a gRPC status (the other doors' vocabulary)."""
+    return {0: 200, 3: 400, 5: 404, 7: 403, 8: 429, 9: 400, 12: 501, 14: 503, 16: 401, 4: 504}.get(status.code, 500)
+
+
+def _result(rpc: Rpc, value: Any, cx: Cx) -> bytes:
+    """The agent's translated result as the caller's reply message; one the proto cannot hold is the
+    agent's fault (-32006), not the caller's invalid params."""
+    try:
+        return encode_response(rpc, value, cx)
+    except TranslationError as err:
+        raise as_agent_error(err) from None

@@ -378,7 +378,7 @@ _TABLE: tuple[Key, ...] = (
         "comma-separated Name=value pairs (values cannot contain commas); it replaces the whole "
         "table.",
         check=check_headers, example='{ Authorization = "Bearer <token>" }'),
-    Key("upstream.retry_attempts", "int", 10,
+    Key("upstream.retry_attempts", "int", 15,
         "How many times a call is sent again when it provably never reached the agent (the connection was "
         "refused or could not be opened, the pooled connection had been closed by the agent before a byte "
         "was written, or the agent reset it with the request unread), as when an agent restarts or a rolling "
@@ -388,7 +388,7 @@ _TABLE: tuple[Key, ...] = (
         check=NON_NEGATIVE),
     Key("upstream.retry_backoff_seconds", "float", 0.05,
         "The wait before the first retry; it doubles with each one, up to 1 second, with jitter (the "
-        "default's ten retries span about 3 to 6.5 seconds).",
+        "default's fifteen retries span about 8.5 to 11.5 seconds: an agent's restart).",
         check=POSITIVE),
     Key("upstream.timeout.connect", "float", 5.0,
         "Time to open a connection to the upstream agent.",

@@ -539,7 +539,7 @@ class Upstream:
         if attempt >= settings.retry_attempts:
             return None
         delay = min(RETRY_MAX_DELAY_SECONDS, settings.retry_backoff_seconds * 2 ** attempt)
-        delay *= 0.5 + random.random() / 2   # jitter: callers that failed together do not come back together
+        delay *= 0.75 + random.random() / 4   # jitter: callers that failed together do not come back together
         return None if deadline is not None and now + delay >= deadline else delay
 
 

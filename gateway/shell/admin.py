@@ -14,6 +14,7 @@ from aiohttp import web
 
 from gateway.core import jsoncodec
 from gateway.core.migration import view
+from gateway.observability import get_logger
 from gateway.shell.metrics import CONTENT_TYPE
 
 __all__ = ["STATUS", "ProcessStatus", "Status", "build_admin_app", "migration_page"]
@@ -31,6 +32,7 @@ class Status(Protocol):
 
 
 STATUS = web.AppKey("admin_status", Status)
+log = get_logger("gateway.admin")
 
 
 class ProcessStatus:
@@ -57,8 +59,22 @@ class ProcessStatus:
                  "requests": self._handled()}]
 
 
+@web.middleware
+async def _boundary(request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
+    """A bug behind an admin endpoint is answered as JSON and logged with its traceback (never aiohttp's
+    own error page); aiohttp's HTTP errors (404, 405) pass as they are."""
+    try:
+        response: web.StreamResponse = await handler(request)
+        return response
+    except web.HTTPException:
+        raise
+    except Exception as exc:
+        log.exception("admin_internal_error", path=request.path, error=f"{type(exc).__name__}: {exc}")
+        return _json({"error": f"internal error: {type(exc).__name__}"}, status=500)
+
+
 def build_admin_app(status: Status) -> web.Application:
-    app = web.Application()
+    app = web.Application(middlewares=[_boundary])
     app[STATUS] = status
     app.router.add_get("/healthz", _healthz)
     app.router.add_get("/readyz", _readyz)

@@ -1,8 +1,8 @@
-"""v1.0 operations a v0.3 agent lacks or bends, composed from the ones it has (core.compose holds the rules):
-ListTasks from the task index, each task refreshed by GetTask; SubscribeToTask opening with the Task, refused
-for a terminal task, followed to its terminal state; a push config got by id checked against the agent's list;
-push config calls refused as v1.0 says when the agent's card has no push. The doors call `forward`: everything
-else goes on to shell.proxy."""
+"""v1.0 operations a v0.3 agent lacks or bends, composed over its HTTP interfaces from the ones it has (the
+rules are core.compose's): ListTasks from the task index, each task refreshed by GetTask; SubscribeToTask
+opening with the Task, refused for a terminal task, followed to its terminal state; a push config got by id
+checked against the agent's list; push config calls refused as v1.0 says when the agent's card has no push.
+The doors call `forward`: everything else (and an agent reached over gRPC only) goes on to shell.proxy."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from gateway.core.compose import (
 from gateway.core.errors import TaskNotFound, UpstreamUnavailable
 from gateway.core.exchange import Again, Call, Exchange, Reply, Result
 from gateway.core.operations import by_name
-from gateway.core.types import Version
+from gateway.core.types import Binding, Version
 from gateway.shell.headers import client_response_headers
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.proxy import Raw, exchange_for, upstream_headers
@@ -50,17 +50,24 @@ POLL_SECONDS = 1.0   # how often a subscription the agent no longer streams read
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """A v1.0 call the agent's v0.3 interface cannot serve as v1.0 requires: composed; anything else: proxied."""
     if call.version is Version.V10 and (call.op.name in FLOWS or call.op.name in PUSH_CONFIG_OPERATIONS):
-        iface = (await ctx.upstream.interfaces(call.version, call.binding, call.op))[0]
-        if iface.version is Version.V03:
-            ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
+        ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
+        if ifaces[0].version is Version.V03:
             refusal = push_refusal(call.op.name, (await ctx.upstream.card()).card)
             if refusal is not None:
+                ctx.bind(upstream_version=ifaces[0].version, upstream_binding=ifaces[0].binding)
                 raise refusal
-            flow = FLOWS.get(call.op.name)
-            if flow is not None:
+            flow, iface = FLOWS.get(call.op.name), _http(ifaces)
+            if flow is not None and iface is not None:
+                ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
                 ctx.fields["composed"] = True
                 return await flow(ctx, call, iface)
     return await proxy_forward(ctx, call, raw)
+
+
+def _http(ifaces: list[Interface]) -> Interface | None:
+    """The best of the agent's v0.3 interfaces over HTTP (JSON-RPC, HTTP+JSON), where the compositions run;
+    None when it has only gRPC (the call is then proxied as it is)."""
+    return next((i for i in ifaces if i.version is Version.V03 and i.binding is not Binding.GRPC), None)
 
 
 def _url(iface: Interface, path: str) -> str:
@@ -221,7 +228,7 @@ async def _get_push_config(ctx: Context, call: Call, iface: Interface) -> web.St
     if not isinstance(got, Result) or not got.ok or not isinstance(got.value, dict) or got.value.get("id") == wanted:
         return _reply(ctx, main, got)
     ctx.fields["push_config_mismatch"] = got.value.get("id")
-    lister = (await ctx.upstream.interfaces(Version.V10, call.binding, by_name("list_push_configs")))[0]
+    lister = _http(await ctx.upstream.interfaces(Version.V10, call.binding, by_name("list_push_configs"))) or iface
     listing = await _call(ctx, call, lister, "list_push_configs", {"taskId": params.get("taskId", "")})
     if isinstance(listing, Result) and listing.ok and isinstance(listing.value, dict):
         picked = pick_config(listing.value.get("configs") or [], str(wanted))

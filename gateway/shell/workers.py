@@ -14,6 +14,7 @@ import contextlib
 import os
 import shutil
 import signal
+import struct
 import sys
 import tempfile
 from collections.abc import Callable
@@ -95,7 +96,7 @@ class Supervisor:
         """{metric name: {pid: value}} of the workers' per-process gauges."""
         out: dict[str, dict[str, float]] = {}
         wanted = {self._metrics.PREFIX + "ready", self._metrics.PREFIX + "worker_requests"}
-        for family in self._metrics.multiprocess_registry(self._multiproc).collect():
+        for family in self._collect():
             if family.name in wanted:
                 for sample in family.samples:
                     out.setdefault(family.name, {})[sample.labels.get("pid", "")] = sample.value
@@ -112,8 +113,24 @@ class Supervisor:
                 return False, f"worker {w.index} (pid {w.process.pid}) is not ready"
         return True, "ready"
 
+    def _collect(self) -> list[Any]:
+        """The workers' metric families. A worker that is starting may be writing a file of its own at that
+        moment (prometheus-client reads it as a short struct): read again, and without it if it is still
+        being written; a starting worker's gauges then count as absent (not ready yet)."""
+        for _ in range(3):
+            try:
+                return list(self._metrics.multiprocess_registry(self._multiproc).collect())
+            except (struct.error, ValueError, OSError):
+                continue
+        return []
+
     def metrics_text(self) -> bytes:
-        return self._metrics.render(self._metrics.multiprocess_registry(self._multiproc))
+        for _ in range(3):
+            try:
+                return self._metrics.render(self._metrics.multiprocess_registry(self._multiproc))
+            except (struct.error, ValueError, OSError):  # a starting worker's file, half written (see _collect)
+                continue
+        return b"# the workers' metric files are being written: ask again\n"
 
     def migration(self) -> dict[str, Any]:
         """The workers' migration snapshots, summed (each writes its own file beside its metrics)."""

@@ -84,3 +84,24 @@ async def test_admin_paths_are_not_served_on_the_main_listener(fake_agent_factor
         resp = await gateway.get(path)
         assert resp.status >= 400
         assert "a2a_gateway" not in await resp.text()
+
+
+async def test_a_bug_behind_an_endpoint_is_answered_as_json(aiohttp_client: Any) -> None:
+    class Broken:
+        def readiness(self) -> tuple[bool, str]:
+            raise RuntimeError("boom")
+
+        def metrics_text(self) -> bytes:
+            return b""
+
+        def workers(self) -> list[dict[str, Any]]:
+            return []
+
+        def migration(self) -> dict[str, Any]:
+            return {}
+
+    client = await aiohttp_client(build_admin_app(Broken()))
+    resp = await client.get("/readyz")
+    assert resp.status == 500 and resp.content_type == "application/json"
+    assert await resp.json() == {"error": "internal error: RuntimeError"}
+    assert (await client.get("/nope")).status == 404

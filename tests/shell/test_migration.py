@@ -143,6 +143,12 @@ url = "{new.url}"
     assert (await billing.json())["error"]["code"] == -32009
     search = await gw.post("/search", json=SEND_V03)
     assert search.headers["Deprecation"] == "@1782777600" and "result" in await search.json()
+    admin = await _admin(aiohttp_client, gw)
+    ready = await (await admin.get("/readyz")).json()
+    assert set(ready["routes"]) == {"billing", "search"} and "upstream" not in ready
+    assert ready["routes"]["search"]["interfaces"][0]["status"] == "verified"
+    data = await (await admin.get("/migration")).json()
+    assert {t["route"] for t in data["traffic"]} == {"billing", "search"}
 
 
 async def test_a_workers_snapshot_file_is_what_the_parent_sums(fake_agent_factory: Any,

@@ -1,6 +1,7 @@
 """The gateway's hop against the cheapest Python hop: sequential small sends to a canned v1.0 agent,
 direct, through a minimal aiohttp proxy (the baseline) and through the gateway (pass-through and
-translated), arms interleaved in one run; latency and proxy CPU per request. `python -m bench.hop`."""
+translated), arms interleaved in one run; latency and proxy CPU per request. `python -m bench.hop`; with
+`--icount`, each hop's instructions per request under valgrind instead."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -106,14 +109,15 @@ def _cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def _process(args: list[str], env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, env={**os.environ, **(env or {})},
+def _process(args: list[str], env: dict[str, str] | None = None,
+             wrap: tuple[str, ...] = ()) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen([*wrap, sys.executable, *args], cwd=ROOT, env={**os.environ, **(env or {})},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         yield proc
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60 if wrap else 10)
 
 
 async def _ready(url: str, deadline: float = 20.0) -> None:
@@ -196,10 +200,49 @@ async def measure(requests: int, rounds: int) -> dict[str, dict[str, float]]:
     return out
 
 
+async def icount(requests: int) -> dict[str, float]:
+    """Instructions per request of each hop process under valgrind (callgrind), counted only around
+    `requests` sequential sends after a warm-up: deterministic where CPU time is not (a shared machine).
+    System calls are the kernel's and are not counted."""
+    stub_port = _free_port()
+    upstream = f"http://127.0.0.1:{stub_port}/"
+    arms = {  # name: (arguments of the hop process, body, headers)
+        "aiohttp proxy (baseline)": (["-m", "bench.hop", "--serve-proxy", "{port}", upstream], BODY_V10, V10),
+        "gateway pass-through": (["-m", "gateway", "--listen", "127.0.0.1:{port}", "--upstream", upstream],
+                                 BODY_V10, V10),
+        "gateway v0.3 → v1.0": (["-m", "gateway", "--listen", "127.0.0.1:{port}", "--upstream", upstream],
+                                BODY_V03, JSON),
+    }
+    out: dict[str, float] = {}
+    with _process(["-m", "bench.hop", "--serve-stub", str(stub_port)]), \
+            tempfile.TemporaryDirectory() as tmp:
+        await _ready(upstream + ".well-known/agent-card.json")
+        for i, (name, (args, body, headers)) in enumerate(arms.items()):
+            port = _free_port()
+            dump = Path(tmp) / f"arm{i}"
+            wrap = ("valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={dump}")
+            env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{_free_port()}"}
+            with _process([a.replace("{port}", str(port)) for a in args], env, wrap) as proc:
+                url = f"http://127.0.0.1:{port}/"
+                await _ready(url + ("" if "baseline" in name else ".well-known/agent-card.json"), 300)
+                async with aiohttp.ClientSession() as session:
+                    await _check(session, url, body, headers)
+                    await _sends(session, url, body, headers, 300)   # warm every path and connection
+                    subprocess.run(["callgrind_control", "-i", "on", str(proc.pid)], check=True, capture_output=True)
+                    await _sends(session, url, body, headers, requests)
+                    subprocess.run(["callgrind_control", "-d", str(proc.pid)], check=True, capture_output=True)
+            counted = [p for p in Path(tmp).glob(f"arm{i}.*")]   # the dump; arm{i} itself is the exit's rest
+            totals = [re.search(r"^(?:summary|totals): (\d+)", f.read_text(), re.M) for f in counted]
+            out[name] = sum(int(m.group(1)) for m in totals if m) / requests
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=3000, help="timed sends per arm (default 3000)")
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds (default 6)")
+    parser.add_argument("--icount", action="store_true",
+                        help="instructions per request of each hop under valgrind instead (slow: ~1 min per arm)")
     parser.add_argument("--serve-stub", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-proxy", nargs=2, metavar=("PORT", "UPSTREAM"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -209,6 +252,13 @@ def main() -> None:
     if args.serve_proxy:
         port, upstream = args.serve_proxy
         serve(proxy_app(upstream), int(port))
+        return
+    if args.icount:
+        counts = asyncio.run(icount(args.requests))
+        base_count = counts["aiohttp proxy (baseline)"]
+        print(f"{'arm':26} {'instructions/req':>17} {'× baseline':>11}")
+        for name, count in counts.items():
+            print(f"{name:26} {count:17,.0f} {count / base_count:11.2f}")
         return
     figures = asyncio.run(measure(args.requests, args.rounds))
     base = figures["aiohttp proxy (baseline)"]

@@ -96,20 +96,20 @@ def serve(app: web.Application, port: int) -> None:
     web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, loop=uvloop.new_event_loop())
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
 
 
-def _cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager
-def _process(args: list[str], env: dict[str, str] | None = None,
+def process(args: list[str], env: dict[str, str] | None = None,
              wrap: tuple[str, ...] = ()) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen([*wrap, sys.executable, *args], cwd=ROOT, env={**os.environ, **(env or {})},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -120,7 +120,8 @@ def _process(args: list[str], env: dict[str, str] | None = None,
         proc.wait(60 if wrap else 10)
 
 
-async def _ready(url: str, deadline: float = 20.0) -> None:
+async def ready(url: str, deadline: float = 30.0) -> None:
+    """Wait until `url` answers below 500 (a process the bench started is up), at most `deadline` s."""
     end = time.monotonic() + deadline
     async with aiohttp.ClientSession() as session:
         while True:
@@ -164,17 +165,17 @@ def _pct(sorted_values: list[float], q: float) -> float:
 
 
 async def measure(requests: int, rounds: int) -> dict[str, dict[str, float]]:
-    stub_port, proxy_port, gw_port = _free_port(), _free_port(), _free_port()
+    stub_port, proxy_port, gw_port = free_port(), free_port(), free_port()
     upstream = f"http://127.0.0.1:{stub_port}/"
-    env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{_free_port()}"}
+    env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}"}
     with ExitStack() as stack:
-        stack.enter_context(_process(["-m", "bench.hop", "--serve-stub", str(stub_port)]))
-        await _ready(upstream + ".well-known/agent-card.json")
-        proxy = stack.enter_context(_process(["-m", "bench.hop", "--serve-proxy", str(proxy_port), upstream]))
-        gw = stack.enter_context(_process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}",
+        stack.enter_context(process(["-m", "bench.hop", "--serve-stub", str(stub_port)]))
+        await ready(upstream + ".well-known/agent-card.json")
+        proxy = stack.enter_context(process(["-m", "bench.hop", "--serve-proxy", str(proxy_port), upstream]))
+        gw = stack.enter_context(process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}",
                                            "--upstream", upstream], env))
-        await _ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
-        await _ready(f"http://127.0.0.1:{proxy_port}/")
+        await ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
+        await ready(f"http://127.0.0.1:{proxy_port}/")
         arms = {  # name: (url, body, headers, pid of the hop or None)
             "direct (v1.0 client)": (upstream, BODY_V10, V10, None),
             "aiohttp proxy (baseline)": (f"http://127.0.0.1:{proxy_port}/", BODY_V10, V10, proxy.pid),
@@ -189,9 +190,9 @@ async def measure(requests: int, rounds: int) -> dict[str, dict[str, float]]:
                 await _sends(session, url, body, headers, 100)   # warm every path and connection
             for _ in range(rounds):
                 for name, (url, body, headers, pid) in arms.items():
-                    before = _cpu_seconds(pid) if pid else 0.0
+                    before = cpu_seconds(pid) if pid else 0.0
                     latencies[name] += await _sends(session, url, body, headers, requests // rounds)
-                    cpu[name] += (_cpu_seconds(pid) - before) if pid else 0.0
+                    cpu[name] += (cpu_seconds(pid) - before) if pid else 0.0
     out = {}
     for name, values in latencies.items():
         values.sort()
@@ -204,7 +205,7 @@ async def icount(requests: int) -> dict[str, float]:
     """Instructions per request of each hop process under valgrind (callgrind), counted only around
     `requests` sequential sends after a warm-up: deterministic where CPU time is not (a shared machine).
     System calls are the kernel's and are not counted."""
-    stub_port = _free_port()
+    stub_port = free_port()
     upstream = f"http://127.0.0.1:{stub_port}/"
     arms = {  # name: (arguments of the hop process, body, headers)
         "aiohttp proxy (baseline)": (["-m", "bench.hop", "--serve-proxy", "{port}", upstream], BODY_V10, V10),
@@ -214,17 +215,17 @@ async def icount(requests: int) -> dict[str, float]:
                                 BODY_V03, JSON),
     }
     out: dict[str, float] = {}
-    with _process(["-m", "bench.hop", "--serve-stub", str(stub_port)]), \
+    with process(["-m", "bench.hop", "--serve-stub", str(stub_port)]), \
             tempfile.TemporaryDirectory() as tmp:
-        await _ready(upstream + ".well-known/agent-card.json")
+        await ready(upstream + ".well-known/agent-card.json")
         for i, (name, (args, body, headers)) in enumerate(arms.items()):
-            port = _free_port()
+            port = free_port()
             dump = Path(tmp) / f"arm{i}"
             wrap = ("valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={dump}")
-            env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{_free_port()}"}
-            with _process([a.replace("{port}", str(port)) for a in args], env, wrap) as proc:
+            env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}"}
+            with process([a.replace("{port}", str(port)) for a in args], env, wrap) as proc:
                 url = f"http://127.0.0.1:{port}/"
-                await _ready(url + ("" if "baseline" in name else ".well-known/agent-card.json"), 300)
+                await ready(url + ("" if "baseline" in name else ".well-known/agent-card.json"), 300)
                 async with aiohttp.ClientSession() as session:
                     await _check(session, url, body, headers)
                     await _sends(session, url, body, headers, 300)   # warm every path and connection

@@ -8,13 +8,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +17,8 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.hop import cpu_seconds, free_port, process, ready
+
 MAX_STREAMS, MAX_EVENTS = 5000, 100_000   # the bounds of one run
 FILL = "lorem ipsum dolor sit amet " * 3
 JSON = {"Content-Type": "application/json", "Accept": "text/event-stream"}
@@ -220,49 +216,11 @@ def _chunk(part: dict[str, Any], sid: int, kind_member: str) -> tuple[str, int]:
 
 # ---- the run --------------------------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def rss_bytes(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
     return 0
-
-
-@contextmanager
-def process(args: list[str], env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, env={**os.environ, **(env or {})},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        yield proc
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-async def ready(url: str, deadline: float = 30.0) -> None:
-    end = time.monotonic() + deadline
-    async with aiohttp.ClientSession() as session:
-        while True:
-            try:
-                async with session.get(url) as resp:
-                    if resp.status < 500:
-                        return
-            except aiohttp.ClientError:
-                pass
-            if time.monotonic() > end:
-                raise RuntimeError(f"{url} did not come up")
-            await asyncio.sleep(0.1)
 
 
 @dataclass

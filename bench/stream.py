@@ -14,7 +14,7 @@ from contextlib import ExitStack
 import aiohttp
 from aiohttp import web
 
-from bench.hop import BODY_V03, BODY_V10, JSON, V10, _cpu_seconds, _free_port, _process, _ready, agent_app, serve
+from bench.hop import BODY_V03, BODY_V10, JSON, V10, agent_app, cpu_seconds, free_port, process, ready, serve
 
 CHUNK = "lorem ipsum dolor sit amet " * 3
 
@@ -106,22 +106,22 @@ async def _one(session: aiohttp.ClientSession, url: str, body: bytes, headers: d
 
 
 async def measure(n: int, streams: int, rounds: int) -> dict[str, dict[str, float]]:
-    stub_port, gw_port = _free_port(), _free_port()
+    stub_port, gw_port = free_port(), free_port()
     upstream = f"http://127.0.0.1:{stub_port}/"
     stream_v03 = BODY_V03.replace(b'"message/send"', b'"message/stream"')
     stream_v10 = BODY_V10.replace(b'"SendMessage"', b'"SendStreamingMessage"')
     with ExitStack() as stack:
-        stack.enter_context(_process(["-m", "bench.stream", "--serve-stub", str(stub_port), "--events", str(n)]))
-        await _ready(upstream + ".well-known/agent-card.json")
-        gw = stack.enter_context(_process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}", "--upstream",
-                                           upstream], {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{_free_port()}"}))
-        relay_port, rewrite_port = _free_port(), _free_port()
-        relay = stack.enter_context(_process(["-m", "bench.stream", "--serve-proxy", str(relay_port), upstream]))
-        rewrite = stack.enter_context(_process(["-m", "bench.stream", "--serve-proxy", str(rewrite_port),
+        stack.enter_context(process(["-m", "bench.stream", "--serve-stub", str(stub_port), "--events", str(n)]))
+        await ready(upstream + ".well-known/agent-card.json")
+        gw = stack.enter_context(process(["-m", "gateway", "--listen", f"127.0.0.1:{gw_port}", "--upstream",
+                                           upstream], {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}"}))
+        relay_port, rewrite_port = free_port(), free_port()
+        relay = stack.enter_context(process(["-m", "bench.stream", "--serve-proxy", str(relay_port), upstream]))
+        rewrite = stack.enter_context(process(["-m", "bench.stream", "--serve-proxy", str(rewrite_port),
                                                 upstream, "--rewrite"]))
-        await _ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
+        await ready(f"http://127.0.0.1:{gw_port}/.well-known/agent-card.json")
         for port in (relay_port, rewrite_port):
-            await _ready(f"http://127.0.0.1:{port}/")
+            await ready(f"http://127.0.0.1:{port}/")
         arms = {
             "direct (v1.0 client)": (upstream, stream_v10, V10, None),
             "aiohttp chunk relay": (f"http://127.0.0.1:{relay_port}/", stream_v10, V10, relay.pid),
@@ -140,14 +140,14 @@ async def measure(n: int, streams: int, rounds: int) -> dict[str, dict[str, floa
                     raise RuntimeError(f"{name}: {events} events, last {final!r}")
             for _ in range(rounds):
                 for name, (url, body, headers, pid) in arms.items():
-                    before = _cpu_seconds(pid) if pid else 0.0
+                    before = cpu_seconds(pid) if pid else 0.0
                     for _ in range(streams // rounds):
                         first, total, events, _ = await _one(session, url, body, headers)
                         row = totals[name]
                         row["first"] += first
                         row["total"] += total
                         row["events"] += events
-                    totals[name]["cpu"] += (_cpu_seconds(pid) - before) if pid else 0.0
+                    totals[name]["cpu"] += (cpu_seconds(pid) - before) if pid else 0.0
     count = streams // rounds * rounds
     return {name: {"ttfb_ms": t["first"] / count * 1000, "stream_ms": t["total"] / count * 1000,
                    "events_per_s": t["events"] / t["total"], "cpu_us_per_event": t["cpu"] / t["events"] * 1e6}

@@ -20,16 +20,20 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
 from gateway.config import ConfigError, Settings
 from gateway.observability import configure, get_logger
 
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+
 __all__ = ["Supervisor", "supervise"]
 
 log = get_logger("gateway.workers")
+T = TypeVar("T")
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # = gateway.shell.metrics.MULTIPROC_ENV (not imported: see above)
 EXIT_CONFIG = 2
@@ -113,24 +117,22 @@ class Supervisor:
                 return False, f"worker {w.index} (pid {w.process.pid}) is not ready"
         return True, "ready"
 
-    def _collect(self) -> list[Any]:
-        """The workers' metric families. A worker that is starting may be writing a file of its own at that
-        moment (prometheus-client reads it as a short struct): read again, and without it if it is still
-        being written; a starting worker's gauges then count as absent (not ready yet)."""
+    def _read(self, read: Callable[[CollectorRegistry], T], when_busy: T) -> T:
+        """`read` of the registry summing the workers' metric files. A worker that is starting may be
+        writing its own file at that moment (prometheus-client reads it as a short struct): read again, and
+        give `when_busy` if it is still being written (a starting worker's gauges count as absent)."""
         for _ in range(3):
             try:
-                return list(self._metrics.multiprocess_registry(self._multiproc).collect())
+                return read(self._metrics.multiprocess_registry(self._multiproc))
             except (struct.error, ValueError, OSError):
                 continue
-        return []
+        return when_busy
+
+    def _collect(self) -> list[Any]:
+        return self._read(lambda registry: list(registry.collect()), [])
 
     def metrics_text(self) -> bytes:
-        for _ in range(3):
-            try:
-                return self._metrics.render(self._metrics.multiprocess_registry(self._multiproc))
-            except (struct.error, ValueError, OSError):  # a starting worker's file, half written (see _collect)
-                continue
-        return b"# the workers' metric files are being written: ask again\n"
+        return self._read(self._metrics.render, b"# the workers' metric files are being written: ask again\n")
 
     def migration(self) -> dict[str, Any]:
         """The workers' migration snapshots, summed (each writes its own file beside its metrics)."""

@@ -17,6 +17,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from bench.hop import agent_app as canned_agent
 from bench.hop import cpu_seconds, free_port, process, ready
 
 MAX_STREAMS, MAX_EVENTS = 5000, 100_000   # the bounds of one run
@@ -39,15 +40,6 @@ def _frame(rpc_id: str, result: str) -> bytes:
 def agent_app(port: int, events: int, interval: float) -> web.Application:
     """A v1.0 agent: every SendStreamingMessage streams a Task, `working`, `events` text chunks (the stream's
     id, from the message id `m-<sid>`, in each) and `completed`; all at once, or one every `interval` s."""
-    card = {"name": "load", "description": "canned streaming v1.0 agent", "version": "1.0",
-            "supportedInterfaces": [{"url": f"http://127.0.0.1:{port}/", "protocolBinding": "JSONRPC",
-                                     "protocolVersion": "1.0"}],
-            "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
-            "defaultOutputModes": ["text/plain"], "skills": []}
-
-    async def get_card(request: web.Request) -> web.Response:
-        return web.json_response(card)
-
     async def rpc(request: web.Request) -> web.StreamResponse:
         call = json.loads(await request.read())
         rpc_id, sid = json.dumps(call["id"]), int(call["params"]["message"]["messageId"][2:])
@@ -74,10 +66,7 @@ def agent_app(port: int, events: int, interval: float) -> web.Application:
         await resp.write_eof()
         return resp
 
-    app = web.Application()
-    app.router.add_get("/.well-known/agent-card.json", get_card)
-    app.router.add_post("/", rpc)
-    return app
+    return canned_agent(port, "canned streaming v1.0 agent", rpc)
 
 
 def serve_agent(port: int, events: int, interval: float) -> None:

@@ -84,10 +84,6 @@ def load(
     if loading.problems:
         raise ConfigError(loading.problems)
     settings = build_settings(loading.values)
-    if settings.grpc.listen and (settings.auth.enabled or settings.callers.enabled):
-        # the edge's guard runs in the HTTP pipeline: a gRPC listener beside it would be a door around it
-        raise ConfigError([Problem("grpc.listen", "[auth] and [callers] guard the HTTP doors only: a gRPC "
-                                   "listener would let callers past them; turn one of the two off", f"in {path}")])
     if not routes:
         return settings
     return dataclasses.replace(settings, routes=tuple(route.build(loading.values) for route in routes))

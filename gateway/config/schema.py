@@ -288,13 +288,14 @@ SECTIONS: dict[str, str] = {
     "card's against known keys, and signing every card the gateway serves with its own key, published "
     "as a JWKS at /.well-known/jwks.json.",
     "auth": "Caller authentication at the gateway (off unless a JWKS URL or API keys are set): every A2A "
-    "and AG-UI request needs a JWT bearer token that verifies against the JWKS, or a known API key; "
-    "others are answered 401 (403 for a token of another issuer or audience) in the caller's own error "
-    "shape, with `WWW-Authenticate`. The public agent card and the JWKS stay public; the extended card "
-    "is a call like any other. A [[routes]] entry may set its own.",
+    "and AG-UI request, and every gRPC call (the same names in its metadata), needs a JWT bearer token "
+    "that verifies against the JWKS, or a known API key; others are answered 401 (403 for a token of "
+    "another issuer or audience) in the caller's own error shape, with `WWW-Authenticate` (gRPC: "
+    "UNAUTHENTICATED or PERMISSION_DENIED, `www-authenticate` trailing). The public agent card and the "
+    "JWKS stay public; the extended card is a call like any other. A [[routes]] entry may set its own.",
     "callers": "Per-caller limits (each off at 0), per replica: a caller is the authenticated subject, "
     "else the value of identity_header. Over a limit the caller is answered 429 with Retry-After in its "
-    "own error shape. A [[routes]] entry may set its own.",
+    "own error shape (gRPC: RESOURCE_EXHAUSTED, `retry-after` trailing). A [[routes]] entry may set its own.",
 }
 
 _MIB = 1024 * 1024
@@ -621,8 +622,8 @@ _TABLE: tuple[Key, ...] = (
         "Pass the caller's Authorization and API key headers on to the agent; false strips them (the "
         "agent then sees only upstream.headers)."),
     Key("callers.identity_header", "str", "User-Agent",
-        "Who an unauthenticated caller is, for its limits: the value of this request header (absent: "
-        "its address)."),
+        "Who an unauthenticated caller is, for its limits: the value of this request header or gRPC "
+        "metadata key (absent: its address; gRPC clients send their own user-agent)."),
     Key("callers.requests_per_second", "float", 0.0,
         "Requests per second each caller may make, as a token bucket of `burst`; 0: no limit.",
         check=NON_NEGATIVE),
@@ -630,8 +631,8 @@ _TABLE: tuple[Key, ...] = (
         "How many requests a caller may make at once before requests_per_second paces it.",
         check=ONE_OR_MORE),
     Key("callers.max_streams", "int", 0,
-        "Streams (SSE: streamed sends, subscriptions, AG-UI runs) each caller may have open at once; 0: no "
-        "limit.",
+        "Streams (SSE: streamed sends, subscriptions, AG-UI runs; server-streaming gRPC calls) each caller "
+        "may have open at once; 0: no limit.",
         check=NON_NEGATIVE),
     Key("callers.max_stream_seconds", "float", 0.0,
         "Longest a caller's stream is relayed; past it the stream ends after its last complete event (a "

@@ -10,7 +10,7 @@ from pathlib import Path
 import jwt
 from jwt.api_jwk import PyJWK
 from jwt.types import Options
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import MultiMapping
 
 from gateway.config import AuthSettings, ConfigError, Problem
 from gateway.core.errors import PermissionDenied, Unauthenticated
@@ -57,19 +57,15 @@ class Authenticator:
         schemes = (["Bearer " + _REALM] if settings.jwks_url else []) + \
             ([f'ApiKey {_REALM}, header="{settings.api_key_header}"'] if self._keys else [])
         self.challenge = ", ".join(schemes)
+        # the (lower-case) names whose values must not reach the agent: none when they are forwarded
+        self.credentials: frozenset[str] = frozenset() if settings.forward_credentials else \
+            frozenset({"authorization", settings.api_key_header.lower()})
 
     async def close(self) -> None:
         if self.remote is not None:
             await self.remote.close()
 
-    def strip(self, headers: CIMultiDictProxy[str]) -> CIMultiDict[str] | None:
-        """The request's headers without its credentials when they must not reach the agent (None: keep)."""
-        if self.settings.forward_credentials:
-            return None
-        drop = {"authorization", self.settings.api_key_header.lower()}
-        return CIMultiDict((k, v) for k, v in headers.items() if k.lower() not in drop)
-
-    async def identify(self, headers: CIMultiDictProxy[str]) -> Identity:
+    async def identify(self, headers: MultiMapping[str]) -> Identity:
         """The caller's identity; Unauthenticated (401) or PermissionDenied (403) with the challenge."""
         key = headers.get(self.settings.api_key_header)
         if key is not None and self._keys:

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from aiohttp import web
+from multidict import MultiMapping
 
 from gateway.config import CallersSettings
 from gateway.core.errors import RateLimited
@@ -42,12 +42,12 @@ class CallerLimits:
         self.budget = StreamBudget(settings.max_stream_seconds, settings.max_stream_bytes) \
             if settings.max_stream_seconds or settings.max_stream_bytes else None
 
-    def caller(self, request: web.Request, subject: str | None) -> str:
+    def caller(self, headers: MultiMapping[str], peer: str | None, subject: str | None) -> str:
         """Who is calling: the authenticated subject, else the identity header's value, else the address."""
         if subject is not None:
             return "sub:" + subject
-        said = request.headers.get(self.settings.identity_header)
-        return "hdr:" + said if said else "ip:" + (request.remote or "")
+        said = headers.get(self.settings.identity_header)
+        return "hdr:" + said if said else "ip:" + (peer or "")
 
     def admit(self, caller: str, now: float | None = None) -> None:
         """Take one request from the caller's bucket, or RateLimited with the seconds until one is back."""

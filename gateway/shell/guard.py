@@ -1,19 +1,37 @@
-"""The edge's guard on one agent's app: a request admitted (who it is, its credentials kept or stripped, its
-rate) or refused before its door runs, and the stream slot and budgets of a caller's stream."""
+"""The edge's guard on one agent's app: a call admitted (who it is, its credentials kept or stripped, its
+rate) or refused before its door runs, on any door's headers, and the stream slot and budgets of a caller's stream."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from aiohttp import web
+from multidict import CIMultiDict, MultiMapping
 
 from gateway.config import Settings
 from gateway.shell.auth import Authenticator
 from gateway.shell.callers import CallerLimits, StreamBudget
 
-__all__ = ["Admission", "Guard"]
+__all__ = ["Admission", "Guard", "Verdict"]
+
+V = TypeVar("V")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A call let in, on any door: the authenticated subject (None: no [auth]), the caller as its limits
+    know it (None: no [callers]) and the lower-case names of the credentials that must not reach the agent."""
+
+    subject: str | None
+    who: str | None
+    strip: frozenset[str]
+
+    def kept(self, pairs: Iterable[tuple[str, V]]) -> list[tuple[str, V]]:
+        """The headers (or gRPC metadata) that go on toward the agent."""
+        return [(k, v) for k, v in pairs if k.lower() not in self.strip]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,20 +61,26 @@ class Guard:
         if self.auth is not None:
             await self.auth.close()
 
-    async def admit(self, request: web.Request) -> Admission:
-        """Let the request in, or raise the refusal (Unauthenticated, PermissionDenied, RateLimited) the
-        pipeline answers in the caller's shape."""
-        subject = None
+    async def admit_headers(self, headers: MultiMapping[str], peer: str | None) -> Verdict:
+        """The one admission rule of every door: let the call with these headers from `peer` (its address)
+        in, or raise the refusal (Unauthenticated, PermissionDenied, RateLimited) the door answers in the
+        caller's shape."""
+        subject, strip = None, frozenset[str]()
         if self.auth is not None:
-            subject = (await self.auth.identify(request.headers)).subject
-            stripped = self.auth.strip(request.headers)
-            if stripped is not None:
-                request = request.clone(headers=stripped)
-        if self.limits is None:
-            return Admission(request, subject, None)
-        who = self.limits.caller(request, subject)
-        self.limits.admit(who)
-        return Admission(request, subject, who)
+            subject, strip = (await self.auth.identify(headers)).subject, self.auth.credentials
+        who = None
+        if self.limits is not None:
+            who = self.limits.caller(headers, peer, subject)
+            self.limits.admit(who)
+        return Verdict(subject, who, strip)
+
+    async def admit(self, request: web.Request) -> Admission:
+        """admit_headers for an HTTP request: the request to serve, its credentials stripped when they must
+        not go on."""
+        verdict = await self.admit_headers(request.headers, request.remote)
+        if verdict.strip:
+            request = request.clone(headers=CIMultiDict(verdict.kept(request.headers.items())))
+        return Admission(request, verdict.subject, verdict.who)
 
     @contextlib.contextmanager
     def stream(self, caller: str | None) -> Iterator[StreamBudget | None]:

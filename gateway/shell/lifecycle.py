@@ -24,6 +24,7 @@ from aiohttp import web
 from gateway.config import BY_NAME, ConfigError, Settings
 from gateway.core.errors import GatewayOverloaded
 from gateway.observability import bound, configure, get_logger
+from gateway.shell.callers import StreamBudget
 from gateway.shell.metrics import Metrics
 from gateway.shell.upstream import Pool, Upstream
 
@@ -80,18 +81,23 @@ class Wakeable(Protocol):
 
 
 class StreamHandle:
-    """One open stream, registered by the relay loop while it runs."""
+    """One open stream, registered by the relay loop while it runs; a caller's stream budgets (shell.callers)
+    end it as the drain does, once it has lasted their seconds or been sent their bytes (`wrote`)."""
 
-    __slots__ = ("_counted", "_lifecycle", "_reader", "mode", "relay", "stopping")
+    __slots__ = ("_budget", "_counted", "_lifecycle", "_reader", "_timer", "mode", "relay", "stopping", "written")
 
     def __init__(self, lifecycle: Lifecycle, reader: Wakeable, relay: Stoppable,
-                 mode: str) -> None:
+                 mode: str, budget: StreamBudget | None = None) -> None:
         self._lifecycle = lifecycle
         self._reader = reader
         self.relay = relay
         self.mode = mode
         self.stopping = False
         self._counted = 0
+        self._budget = budget
+        self.written = 0   # bytes sent to the caller
+        self._timer = asyncio.get_running_loop().call_later(budget.seconds, self.stop) \
+            if budget is not None and budget.seconds > 0 else None
 
     def stop(self) -> None:
         """End this stream after its last complete event (every relay writes whole events only): wake the
@@ -108,10 +114,18 @@ class StreamHandle:
             self._counted += n
             self._lifecycle.metrics.events_relayed(n, self.mode)
 
+    def wrote(self, n: int) -> None:
+        """`n` more bytes sent to the caller: past the byte budget, the stream ends after this event."""
+        self.written += n
+        if self._budget is not None and self._budget.over(self.written):
+            self.stop()
+
     def upstream_error(self, kind: str) -> None:
         self._lifecycle.metrics.upstream_error(kind)
 
     def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
         self.sync()
         self._lifecycle.stream_closed(self)
 
@@ -316,8 +330,8 @@ class Lifecycle:
 
     # ---- streams (the relay loop) ----------------------------------------------------------------
 
-    def stream(self, reader: Wakeable, relay: Stoppable, mode: str) -> StreamHandle:
-        handle = StreamHandle(self, reader, relay, mode)
+    def stream(self, reader: Wakeable, relay: Stoppable, mode: str, budget: StreamBudget | None = None) -> StreamHandle:
+        handle = StreamHandle(self, reader, relay, mode, budget)
         self._streams.add(handle)
         self.metrics.open_streams.inc()
         if self._streams_stopped:

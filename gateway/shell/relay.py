@@ -71,9 +71,9 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
     handle = None
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
-        handle = lifecycle.stream(upstream.content, relay, mode)
+        handle = lifecycle.stream(upstream.content, relay, mode, budget)
     return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
-                       keepalive=keepalive, hold_seconds=hold_seconds, budget=budget).run()
+                       keepalive=keepalive, hold_seconds=hold_seconds).run()
 
 
 class _Pump:
@@ -82,20 +82,16 @@ class _Pump:
 
     def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
                  handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
-                 hold_seconds: float, budget: StreamBudget | None = None) -> None:
+                 hold_seconds: float) -> None:
         self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
         self.handle, self.heartbeat, self.idle_timeout = handle, heartbeat, idle_timeout
         self.keepalive, self.hold_seconds = keepalive, hold_seconds
         self.written = 0
         self.last_upstream = self.last_write = time.monotonic()
         self.beat = False  # whether the current wait includes the keep-alive deadline
-        self.budget = budget if handle is not None else None   # a caller's stream budgets end it as a drain does
 
     async def run(self) -> int:
         relay, handle = self.relay, self.handle
-        timer = None
-        if self.budget is not None and self.budget.seconds > 0 and handle is not None:
-            timer = asyncio.get_running_loop().call_later(self.budget.seconds, handle.stop)
         try:
             while not relay.done:
                 if handle is not None and handle.stopping:
@@ -118,8 +114,6 @@ class _Pump:
                     break
                 await self.chunk(chunk)
         finally:
-            if timer is not None:
-                timer.cancel()
             self.finish()
         return self.written
 
@@ -188,9 +182,10 @@ class _Pump:
         await self.write(self.relay.fail(error))
 
     async def write(self, data: bytes) -> None:
-        self.written += await _write(self.response, data)
-        if self.budget is not None and self.handle is not None and self.budget.over(self.written):
-            self.handle.stop()
+        n = await _write(self.response, data)
+        self.written += n
+        if self.handle is not None:
+            self.handle.wrote(n)   # a caller's byte budget ends the stream as a drain does
 
     def finish(self) -> None:
         if self.handle is not None:

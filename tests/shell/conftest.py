@@ -1,21 +1,29 @@
 """Shell fixtures: scripted fake agents on loopback (tests/fakes) and the gateway in front of them,
-both real aiohttp servers; the gateway runs with handler cancellation as in production."""
+both real aiohttp servers (the gateway runs with handler cancellation as in production), or the gateway's
+gRPC listener with a real grpc.aio channel to it and the request messages to send."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import grpc
 import pytest
 from aiohttp.test_utils import TestClient
+from google.protobuf import json_format
 
 from gateway.config import load
+from gateway.core.bindings.grpc import message_class
+from gateway.core.types import Version
 from gateway.shell.app import build_app
-from tests.fakes.agents import fake_agent_factory
+from gateway.shell.doors.grpc import GrpcListener
+from tests.fakes.agents import FakeAgent, fake_agent_factory
 
-__all__ = ["fake_agent_factory", "gateway_factory"]
+__all__ = ["GrpcGateway", "fake_agent_factory", "gateway_factory", "grpc_gateway", "parse_message",
+           "send_request"]
 
 GatewayFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
+GrpcGateway = tuple[TestClient[Any, Any], GrpcListener, grpc.aio.Channel]
 
 
 @pytest.fixture
@@ -31,3 +39,41 @@ def gateway_factory(aiohttp_client: Any) -> GatewayFactory:
         return client
 
     return make
+
+
+@pytest.fixture
+async def grpc_gateway(aiohttp_client: Any) -> AsyncIterator[Callable[..., Awaitable[GrpcGateway]]]:
+    """`await grpc_gateway(fake, **dotted_overrides)` → the gateway's HTTP test client, its gRPC
+    listener on a free loopback port and a channel to it (closed and stopped after the test)."""
+    made: list[tuple[GrpcListener, grpc.aio.Channel]] = []
+
+    async def make(fake: FakeAgent, **overrides: object) -> GrpcGateway:
+        values = {"upstream.url": fake.url, "log.format": "console", "grpc.listen": "127.0.0.1:0",
+                  **{k.replace("__", "."): v for k, v in overrides.items()}}
+        settings = load(None, {}, values)
+        client: TestClient[Any, Any] = await aiohttp_client(build_app(settings))
+        listener = GrpcListener(client.server.app, settings)
+        port = await listener.start()
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        made.append((listener, channel))
+        return client, listener, channel
+
+    yield make
+    for listener, channel in made:
+        await channel.close()
+        await listener.stop(0)
+
+
+def send_request(version: Version, text: str = "hi") -> bytes:
+    """A SendMessageRequest (also the streaming RPC's) of `version`'s proto with one text part."""
+    cls = message_class(version, "SendMessageRequest")
+    if version is Version.V10:
+        message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": text}]}
+    else:
+        message = {"messageId": "m1", "role": "ROLE_USER", "content": [{"text": text}]}
+    return bytes(cls(**{"message" if version is Version.V10 else "request": parse_message(version, "Message", message)})
+                 .SerializeToString())
+
+
+def parse_message(version: Version, name: str, value: dict[str, Any]) -> Any:
+    return json_format.ParseDict(value, message_class(version, name)())

@@ -1,5 +1,6 @@
-"""The edge on every door (JSON-RPC, HTTP+JSON of both versions, AG-UI): callers allowed, refused (401/403
-with WWW-Authenticate) and limited (429 with Retry-After), each in its own error shape with its request id;
+"""The edge on every door (JSON-RPC, HTTP+JSON of both versions, AG-UI, gRPC of both versions): callers allowed,
+refused (401/403 with WWW-Authenticate; gRPC UNAUTHENTICATED/PERMISSION_DENIED) and limited (429 with Retry-After;
+gRPC RESOURCE_EXHAUSTED), each in its own error shape with its request id;
 JWT bearer tokens against a JWKS served on loopback, API keys, credentials forwarded or not, stream slots
 and budgets, a route with its own [auth]; the public card stays public."""
 
@@ -10,18 +11,22 @@ import json
 import time
 from typing import Any
 
+import grpc
 import jwt
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 from cryptography.hazmat.primitives.asymmetric import ec
+from google.rpc import error_details_pb2, status_pb2
 from jwt.algorithms import ECAlgorithm
 
 from gateway.config import load
+from gateway.core.bindings.grpc import DETAILS_KEY, message_class
+from gateway.core.types import Version
 from gateway.shell.app import build_app
 from tests.core.agui.helpers import body, user
 from tests.fakes.agents import FakeAgent
-from tests.shell.conftest import GatewayFactory
+from tests.shell.conftest import GatewayFactory, send_request
 
 KEY = ec.generate_private_key(ec.SECP256R1())
 ISSUER, AUDIENCE = "https://issuer.test", "a2a-gateway"
@@ -246,3 +251,100 @@ async def test_every_door_allows_refuses_and_limits(door: str, agent: FakeAgent,
     assert got == 200, raw
     got, hdrs, raw = await call(**bearer(sub=door))   # the burst of one is spent
     assert got == 429 and int(hdrs["Retry-After"]) >= 1 and _refusal_code(door, json.loads(raw)) == codes[2]
+
+
+# the gRPC door of each version: SendMessage's and SendStreamingMessage's paths
+GRPC_DOORS: dict[str, tuple[Version, str, str]] = {
+    "grpc-v1.0": (Version.V10, "/lf.a2a.v1.A2AService/SendMessage", "/lf.a2a.v1.A2AService/SendStreamingMessage"),
+    "grpc-v0.3": (Version.V03, "/a2a.v1.A2AService/SendMessage", "/a2a.v1.A2AService/SendStreamingMessage"),
+}
+
+
+def _metadata(headers: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple((k.lower(), v) for k, v in headers.items())
+
+
+async def _grpc_refusal(call: Any) -> tuple[grpc.aio.AioRpcError, dict[str, Any], str]:
+    """The refused call's error, its trailing metadata and its ErrorInfo reason."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    err = caught.value
+    trailer = dict(err.trailing_metadata() or ())
+    info = error_details_pb2.ErrorInfo()
+    assert status_pb2.Status.FromString(trailer[DETAILS_KEY]).details[0].Unpack(info)
+    return err, trailer, info.reason
+
+
+@pytest.mark.parametrize("door", sorted(GRPC_DOORS))
+async def test_the_grpc_door_allows_refuses_and_limits(door: str, agent: FakeAgent, jwks_url: str,
+                                                       grpc_gateway: Any) -> None:
+    """The HTTP doors' matrix on gRPC: UNAUTHENTICATED and PERMISSION_DENIED with www-authenticate,
+    RESOURCE_EXHAUSTED with retry-after (trailing metadata), each with its ErrorInfo; the agent not called."""
+    version, path, _ = GRPC_DOORS[door]
+    _, _, channel = await grpc_gateway(agent, auth__jwks_url=jwks_url, auth__audience=AUDIENCE,
+                                       callers__requests_per_second=0.01, callers__burst=1)
+    send = channel.unary_unary(path)
+    wanted = ((grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED", {}),
+              (grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED", bearer(aud="other")))
+    for code, reason, headers in wanted:
+        err, trailer, got = await _grpc_refusal(send(send_request(version), metadata=_metadata(headers)))
+        assert err.code() is code and got == reason and "Bearer" in trailer["www-authenticate"], err
+    assert agent.calls("SendMessage") == []
+    reply = await send(send_request(version), metadata=_metadata(bearer(sub=door)))
+    task = message_class(version, "SendMessageResponse").FromString(reply).task
+    assert task.id == "t1"
+    assert agent.calls("SendMessage")[-1].headers["Authorization"].startswith("Bearer ")   # forwarded by default
+    err, trailer, got = await _grpc_refusal(send(send_request(version), metadata=_metadata(bearer(sub=door))))
+    assert err.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and got == "RATE_LIMITED"   # the burst of one is spent
+    assert int(trailer["retry-after"]) >= 1 and "requests_per_second" in (err.details() or "")
+    await send(send_request(version), metadata=_metadata(bearer(sub="another")))   # another subject's bucket
+    assert len(agent.calls("SendMessage")) == 2
+
+
+async def test_the_grpc_door_api_keys_not_forwarded(agent: FakeAgent, grpc_gateway: Any) -> None:
+    """An API key in the metadata admits the caller; with forward_credentials off, neither it nor the
+    authorization reach the agent; an unknown key is UNAUTHENTICATED with the ApiKey challenge."""
+    _, _, channel = await grpc_gateway(agent, auth__api_keys=("bob:s3cret",), auth__forward_credentials=False)
+    send = channel.unary_unary(GRPC_DOORS["grpc-v1.0"][1])
+    await send(send_request(Version.V10), metadata=(("x-api-key", "s3cret"), ("authorization", "Basic eA=="),
+                                                    ("x-app", "kept")))
+    seen = agent.calls("SendMessage")[-1].headers
+    assert "X-API-Key" not in seen and "Authorization" not in seen and seen["X-App"] == "kept"
+    err, trailer, _ = await _grpc_refusal(send(send_request(Version.V10), metadata=(("x-api-key", "nope"),)))
+    assert err.code() is grpc.StatusCode.UNAUTHENTICATED and trailer["www-authenticate"].startswith("ApiKey ")
+
+
+async def test_the_grpc_door_stream_slots_and_budgets(fake_agent_factory: Any, grpc_gateway: Any) -> None:
+    """Server-streaming RPCs hold one of the caller's stream slots (the caller here: its identity header) and
+    end cleanly (OK) past max_stream_bytes or max_stream_seconds, as a drain ends them."""
+    fake: FakeAgent = await fake_agent_factory("1.0")
+    working = {**TASK, "status": {"state": "TASK_STATE_WORKING"}}   # not final: the stream goes on
+    events = [{"task": working}] + [{"statusUpdate": {"taskId": "t1", "contextId": "c1",
+                                                   "status": {"state": "TASK_STATE_WORKING"}}}] * 40
+    fake.reply_sse("SendStreamingMessage", events, delay=0.05)
+    _, _, channel = await grpc_gateway(fake, callers__max_streams=1, callers__max_stream_bytes=200,
+                                       callers__identity_header="X-Caller")   # gRPC sets its own user-agent
+    stream = channel.unary_stream(GRPC_DOORS["grpc-v1.0"][2])
+    me = (("x-caller", "s"),)
+    first = stream(send_request(Version.V10), metadata=me)
+    got = [await first.read()]
+    err, trailer, reason = await _grpc_refusal(stream(send_request(Version.V10), metadata=me).read())
+    assert err.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and "max_streams" in (err.details() or "")
+    assert reason == "RATE_LIMITED" and trailer["retry-after"] == "1"
+    other = stream(send_request(Version.V10), metadata=(("x-caller", "t"),))   # another caller's slot
+    assert await other.read() is not grpc.aio.EOF
+    other.cancel()
+    while (message := await first.read()) is not grpc.aio.EOF:
+        got.append(message)
+    assert await first.code() is grpc.StatusCode.OK
+    size = sum(len(m) for m in got)
+    assert 200 <= size < 400 and len(got) < 41, (size, len(got))   # the byte budget, not the agent's 41 events
+    again = stream(send_request(Version.V10), metadata=me)   # the slot came back
+    assert await again.read() is not grpc.aio.EOF
+    again.cancel()
+    _, _, slow = await grpc_gateway(fake, callers__max_stream_seconds=0.3)
+    started = time.monotonic()
+    call = slow.unary_stream(GRPC_DOORS["grpc-v1.0"][2])(send_request(Version.V10))
+    messages = [message async for message in call]
+    assert await call.code() is grpc.StatusCode.OK and 0 < len(messages) < 41
+    assert time.monotonic() - started < 1.5   # 41 events take 2 s

@@ -5,64 +5,21 @@ card's gRPC interfaces, the drain."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
 import pytest
-from aiohttp.test_utils import TestClient
 from google.rpc import error_details_pb2, status_pb2
 
-from gateway.config import load
 from gateway.core.bindings.grpc import DETAILS_KEY, message_class
 from gateway.core.types import Version
-from gateway.shell.app import build_app
-from gateway.shell.doors.grpc import GrpcListener
-from tests.fakes.agents import FakeAgent
+from tests.shell.conftest import send_request
 
 V10_SEND = "/lf.a2a.v1.A2AService/SendMessage"
 V03_SEND = "/a2a.v1.A2AService/SendMessage"
 V10_STREAM = "/lf.a2a.v1.A2AService/SendStreamingMessage"
 TASK = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}
 V03_TASK = {"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "completed"}}
-
-Gateway = tuple[TestClient[Any, Any], GrpcListener, grpc.aio.Channel]
-
-
-def _request(version: Version, text: str = "hi") -> bytes:
-    cls = message_class(version, "SendMessageRequest")
-    if version is Version.V10:
-        message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": text}]}
-    else:
-        message = {"messageId": "m1", "role": "ROLE_USER", "content": [{"text": text}]}
-    return bytes(cls(**{"message" if version is Version.V10 else "request": _parse(version, "Message", message)})
-                 .SerializeToString())
-
-
-def _parse(version: Version, name: str, value: dict[str, Any]) -> Any:
-    from google.protobuf import json_format
-    return json_format.ParseDict(value, message_class(version, name)())
-
-
-@pytest.fixture
-async def gateway(aiohttp_client: Any, fake_agent_factory: Any) -> AsyncIterator[Callable[..., Awaitable[Gateway]]]:
-    made: list[tuple[GrpcListener, grpc.aio.Channel]] = []
-
-    async def make(fake: FakeAgent, **overrides: object) -> Gateway:
-        values = {"upstream.url": fake.url, "log.format": "console", "grpc.listen": "127.0.0.1:0",
-                  **{k.replace("__", "."): v for k, v in overrides.items()}}
-        settings = load(None, {}, values)
-        client: TestClient[Any, Any] = await aiohttp_client(build_app(settings))
-        listener = GrpcListener(client.server.app, settings)
-        port = await listener.start()
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        made.append((listener, channel))
-        return client, listener, channel
-
-    yield make
-    for listener, channel in made:
-        await channel.close()
-        await listener.stop(0)
 
 
 async def _unary(channel: grpc.aio.Channel, path: str, data: bytes, **kw: Any) -> tuple[bytes, Any]:
@@ -71,11 +28,11 @@ async def _unary(channel: grpc.aio.Channel, path: str, data: bytes, **kw: Any) -
     return reply, await call.initial_metadata()
 
 
-async def test_v10_send_to_v03_jsonrpc_agent(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_v10_send_to_v03_jsonrpc_agent(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("0.3")
     fake.reply_json("message/send", V03_TASK)
-    _, _, channel = await gateway(fake)
-    reply, initial = await _unary(channel, V10_SEND, _request(Version.V10),
+    _, _, channel = await grpc_gateway(fake)
+    reply, initial = await _unary(channel, V10_SEND, send_request(Version.V10),
                                   metadata=(("authorization", "Bearer x"), ("a2a-extensions", "urn:e")))
     task = message_class(Version.V10, "SendMessageResponse").FromString(reply).task
     assert (task.id, task.status.state) == ("t1", 3)  # TASK_STATE_COMPLETED
@@ -86,13 +43,13 @@ async def test_v10_send_to_v03_jsonrpc_agent(gateway: Any, fake_agent_factory: A
     assert any(k == "x-request-id" for k, _ in initial)
 
 
-async def test_agent_error_is_a_status_with_error_info(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_agent_error_is_a_status_with_error_info(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_json("SendMessage", error={"code": -32001, "message": "Task not found"})
-    _, _, channel = await gateway(fake)
+    _, _, channel = await grpc_gateway(fake)
     for path, version in ((V10_SEND, Version.V10), (V03_SEND, Version.V03)):
         with pytest.raises(grpc.aio.AioRpcError) as caught:
-            await _unary(channel, path, _request(version))
+            await _unary(channel, path, send_request(version))
         err = caught.value
         assert err.code() is grpc.StatusCode.NOT_FOUND
         details = dict(err.trailing_metadata() or ())[DETAILS_KEY]
@@ -103,83 +60,83 @@ async def test_agent_error_is_a_status_with_error_info(gateway: Any, fake_agent_
             assert err.details().startswith("TaskNotFoundError: ")
 
 
-async def test_malformed_request_is_invalid_argument(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_malformed_request_is_invalid_argument(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
-    _, _, channel = await gateway(fake)
+    _, _, channel = await grpc_gateway(fake)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await _unary(channel, V10_SEND, b"\xff\xff\xff")
     assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert fake.calls("SendMessage") == []
 
 
-async def test_unknown_method_is_unimplemented(gateway: Any, fake_agent_factory: Any) -> None:
-    _, _, channel = await gateway(await fake_agent_factory("1.0"))
+async def test_unknown_method_is_unimplemented(grpc_gateway: Any, fake_agent_factory: Any) -> None:
+    _, _, channel = await grpc_gateway(await fake_agent_factory("1.0"))
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await _unary(channel, "/lf.a2a.v1.A2AService/NoSuchRpc", b"")
     assert caught.value.code() is grpc.StatusCode.UNIMPLEMENTED
 
 
-async def test_message_beyond_the_body_limit_is_refused(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_message_beyond_the_body_limit_is_refused(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
-    _, _, channel = await gateway(fake, limits__max_body_bytes=2048)
+    _, _, channel = await grpc_gateway(fake, limits__max_body_bytes=2048)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await _unary(channel, V10_SEND, _request(Version.V10, "x" * 4096))
+        await _unary(channel, V10_SEND, send_request(Version.V10, "x" * 4096))
     assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
     assert fake.calls("SendMessage") == []
 
 
-async def test_agent_gone_is_unavailable(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_agent_gone_is_unavailable(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_disconnect("SendMessage", mid_body=False)
-    _, _, channel = await gateway(fake)
+    _, _, channel = await grpc_gateway(fake)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await _unary(channel, V10_SEND, _request(Version.V10))
+        await _unary(channel, V10_SEND, send_request(Version.V10))
     assert caught.value.code() is grpc.StatusCode.UNAVAILABLE
 
 
-async def test_a_result_the_proto_cannot_hold_is_the_agents_fault(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_a_result_the_proto_cannot_hold_is_the_agents_fault(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_json("SendMessage", {"task": TASK, "surprise": 1})
-    _, _, channel = await gateway(fake)
+    _, _, channel = await grpc_gateway(fake)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await _unary(channel, V10_SEND, _request(Version.V10))
+        await _unary(channel, V10_SEND, send_request(Version.V10))
     info = error_details_pb2.ErrorInfo()
     status = status_pb2.Status.FromString(dict(caught.value.trailing_metadata() or ())[DETAILS_KEY])
     assert status.details[0].Unpack(info) and info.reason == "INVALID_AGENT_RESPONSE", info
     assert caught.value.code() is grpc.StatusCode.INTERNAL
 
 
-async def test_agent_authentication_challenge_passes_as_status(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_agent_authentication_challenge_passes_as_status(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_json("SendMessage", {"error": "who are you"}, status=401)
-    _, _, channel = await gateway(fake)
+    _, _, channel = await grpc_gateway(fake)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await _unary(channel, V10_SEND, _request(Version.V10))
+        await _unary(channel, V10_SEND, send_request(Version.V10))
     assert caught.value.code() is grpc.StatusCode.UNAUTHENTICATED
 
 
-async def test_stream_from_v03_sse_agent(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_stream_from_v03_sse_agent(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("0.3")
     fake.reply_sse("message/stream", [
         {**V03_TASK, "status": {"state": "working"}},
         {"kind": "status-update", "taskId": "t1", "contextId": "c1", "status": {"state": "completed"}, "final": True},
     ])
-    _, _, channel = await gateway(fake)
-    call = channel.unary_stream(V10_STREAM)(_request(Version.V10))
+    _, _, channel = await grpc_gateway(fake)
+    call = channel.unary_stream(V10_STREAM)(send_request(Version.V10))
     cls = message_class(Version.V10, "StreamResponse")
     items = [cls.FromString(m) async for m in call]
     assert [i.WhichOneof("payload") for i in items] == ["task", "status_update"]
     assert await call.code() is grpc.StatusCode.OK
 
 
-async def test_stream_error_event_ends_the_call_with_its_status(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_stream_error_event_ends_the_call_with_its_status(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_sse("SendStreamingMessage", [
         {"task": {**TASK, "status": {"state": "TASK_STATE_WORKING"}}},
         {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}},
     ])
-    _, _, channel = await gateway(fake)
-    call = channel.unary_stream(V10_STREAM)(_request(Version.V10))
+    _, _, channel = await grpc_gateway(fake)
+    call = channel.unary_stream(V10_STREAM)(send_request(Version.V10))
     got = []
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         async for message in call:
@@ -187,8 +144,8 @@ async def test_stream_error_event_ends_the_call_with_its_status(gateway: Any, fa
     assert len(got) == 1 and caught.value.code() is grpc.StatusCode.INTERNAL
 
 
-async def test_card_lists_the_grpc_listener(gateway: Any, fake_agent_factory: Any) -> None:
-    client, listener, _ = await gateway(await fake_agent_factory("1.0"))
+async def test_card_lists_the_grpc_listener(grpc_gateway: Any, fake_agent_factory: Any) -> None:
+    client, listener, _ = await grpc_gateway(await fake_agent_factory("1.0"))
     port = listener.lifecycle.grpc_port
     v10 = await (await client.get("/.well-known/agent-card.json", headers={"A2A-Version": "1.0"})).json()
     grpc_ifaces = [i for i in v10["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
@@ -198,12 +155,12 @@ async def test_card_lists_the_grpc_listener(gateway: Any, fake_agent_factory: An
     assert {"url": f"127.0.0.1:{port}", "transport": "GRPC"} in v03["additionalInterfaces"]
 
 
-async def test_stop_refuses_new_calls(gateway: Any, fake_agent_factory: Any) -> None:
+async def test_stop_refuses_new_calls(grpc_gateway: Any, fake_agent_factory: Any) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_json("SendMessage", {"task": TASK})
-    _, listener, channel = await gateway(fake)
-    await _unary(channel, V10_SEND, _request(Version.V10))
+    _, listener, channel = await grpc_gateway(fake)
+    await _unary(channel, V10_SEND, send_request(Version.V10))
     await listener.stop(0.1)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await asyncio.wait_for(_unary(channel, V10_SEND, _request(Version.V10), timeout=2), 5)
+        await asyncio.wait_for(_unary(channel, V10_SEND, send_request(Version.V10), timeout=2), 5)
     assert caught.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)

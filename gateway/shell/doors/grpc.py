@@ -1,6 +1,7 @@
 """The gRPC door: grpc.aio's server with both versions' A2AService on one port (generic handlers, bytes in
-and out: core.bindings.grpc decodes and encodes), each call carried to the agent's best interface and
-answered as gRPC (messages, a status with google.rpc.Status details, metadata), logged and counted once."""
+and out: core.bindings.grpc decodes and encodes), each call admitted by the edge's guard, carried to the agent's
+best interface and answered as gRPC (messages, a status with google.rpc.Status details, metadata), logged and
+counted once."""
 
 from __future__ import annotations
 
@@ -36,15 +37,24 @@ from gateway.core.bindings.grpc.metadata import (
 )
 from gateway.core.bindings.grpc.status import HTTP_STATUS, STATUS_CODES
 from gateway.core.card import Interface
-from gateway.core.errors import GatewayError, TranslationError, UpstreamTimeout, UpstreamUnavailable, as_agent_error
+from gateway.core.errors import (
+    EdgeRefusal,
+    GatewayError,
+    TranslationError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+    as_agent_error,
+)
 from gateway.core.exchange import Again, Call, Exchange
 from gateway.core.notes import Cx, Note
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
+from gateway.shell.callers import StreamBudget
 from gateway.shell.channels import GrpcStream
+from gateway.shell.guard import Guard
 from gateway.shell.headers import upstream_request_headers
-from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
-from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
+from gateway.shell.keys import GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
 from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
@@ -68,8 +78,8 @@ class GrpcCall:
     """One gRPC call on its way through the gateway: what the log line and the metrics say of it
     (shell.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
 
-    __slots__ = ("context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome", "request_id",
-                 "rpc", "settings", "started")
+    __slots__ = ("budget", "context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome",
+                 "request_id", "rpc", "settings", "started")
 
     def __init__(self, lifecycle: Lifecycle, migration: Migration, rpc: Rpc, context: Context) -> None:
         self.lifecycle, self.migration, self.rpc, self.context = lifecycle, migration, rpc, context
@@ -81,6 +91,7 @@ class GrpcCall:
         self.notes: list[Note] = []
         self.outcome: str | None = None
         self.started = time.monotonic()
+        self.budget: StreamBudget | None = None   # the budgets of its stream, in a caller's stream slot
 
     @property
     def metrics(self) -> Metrics:
@@ -90,9 +101,12 @@ class GrpcCall:
     def version(self) -> Version:
         return self.rpc.version
 
+    def headers(self) -> CIMultiDict[str]:
+        """The caller's text metadata, read as the HTTP doors read request headers."""
+        return CIMultiDict((k, v) for k, v in self.metadata if isinstance(v, str))
+
     def caller_seen(self) -> SeenCaller:
-        headers = CIMultiDict((k, v) for k, v in self.metadata if isinstance(v, str))
-        return SeenCaller(self.migration, headers, self.rpc.version, Binding.GRPC)
+        return SeenCaller(self.migration, self.headers(), self.rpc.version, Binding.GRPC)
 
     def remaining(self, cap: float) -> float:
         """Seconds this call may still take: the caller's deadline, at most `cap`."""
@@ -169,8 +183,9 @@ class GrpcListener:
                       operation=rpc.op.name, client_version=rpc.version, method=rpc.name)
         status: GrpcStatus | None = None
         reply = b""
+        refusal: list[tuple[str, str]] = []
         try:
-            result = await self._serve(call, request)
+            result = await self._guarded(call, request)
             if isinstance(result, GrpcStatus):
                 status = result
                 call.outcome = call.outcome or "error"
@@ -178,8 +193,11 @@ class GrpcListener:
                 reply = result
         except GatewayError as err:
             status = from_fault(err, rpc.version)
-            call.outcome = "rejected" if call.outcome == "rejected" else "error"
+            call.outcome = "rejected" if call.outcome == "rejected" or isinstance(err, EdgeRefusal) else "error"
             call.fields.update(error=err.message, code=err.jsonrpc_code)
+            if isinstance(err, EdgeRefusal):   # www-authenticate, retry-after: trailing metadata beside the status
+                refusal = [(name.lower(), value) for name, value in err.headers.items()]
+                self.lifecycle.metrics.edge_refusal(err.reason.lower())
         except asyncio.CancelledError:
             raise   # the caller left (or the drain's grace is over): the lifecycle counts it as cancelled
         except Exception as exc:   # a bug must still answer as a status
@@ -189,9 +207,25 @@ class GrpcListener:
         call.fields["grpc_status"] = status.name if status is not None else "OK"
         record(call, 200 if status is None else _http_of(status))
         if status is not None:
-            trailer = ((DETAILS_KEY, status.details),) if status.details else ()
+            trailer = (*(((DETAILS_KEY, status.details),) if status.details else ()), *refusal)
             await context.abort(_STATUS.get(status.code, grpc.StatusCode.UNKNOWN), status.message, trailer)
         return reply
+
+    async def _guarded(self, call: GrpcCall, request: bytes) -> bytes | GrpcStatus:
+        """The edge's guard first (the HTTP doors' admission, on the metadata; the credentials dropped from
+        what goes on when they must not), then the call: a server-streaming one in one of the caller's
+        stream slots, with its budgets."""
+        guard: Guard | None = self.app.get(GUARD)
+        if guard is None:
+            return await self._serve(call, request)
+        verdict = await guard.admit_headers(call.headers(), _peer(call.context))
+        call.metadata = verdict.kept(call.metadata)
+        if verdict.subject is not None:
+            call.fields["subject"] = verdict.subject
+        if not call.rpc.streaming:
+            return await self._serve(call, request)
+        with guard.stream(verdict.who) as call.budget:
+            return await self._serve(call, request)
 
     async def _serve(self, call: GrpcCall, request: bytes) -> bytes | GrpcStatus:
         rpc, settings = call.rpc, call.settings
@@ -311,7 +345,7 @@ class GrpcListener:
         """Relay the agent's SSE stream as the caller's messages until either side ends (or the drain);
         the status that ends the call when the relay produced one. The agent's response is always closed."""
         reader = resp.content
-        handle = self.lifecycle.stream(reader, relay, "translated")
+        handle = self.lifecycle.stream(reader, relay, "translated", call.budget)
         idle = call.settings.upstream.timeout.idle_stream
         last = time.monotonic()
         try:
@@ -340,6 +374,7 @@ class GrpcListener:
                     if isinstance(frame, GrpcStatus):
                         return frame
                     await call.context.write(frame)
+                    handle.wrote(len(frame))
                 handle.sync()
             return None
         finally:
@@ -408,13 +443,13 @@ class GrpcListener:
         async with channels.stream(iface.url, path, request, metadata, timeout=call.context.time_remaining()) as stream:
             # the drain cancels the agent's call and ends the caller's cleanly, as the HTTP relay does
             handle = self.lifecycle.stream(stream, stream if relay is None else relay,
-                                           "passthrough" if relay is None else "translated")
+                                           "passthrough" if relay is None else "translated", call.budget)
             try:
-                return await self._grpc_agent_stream(call, stream, relay, frames_of, exchange)
+                return await self._grpc_agent_stream(call, stream, handle, relay, frames_of, exchange)
             finally:
                 handle.close()
 
-    async def _grpc_agent_stream(self, call: GrpcCall, stream: GrpcStream, relay: Any,
+    async def _grpc_agent_stream(self, call: GrpcCall, stream: GrpcStream, handle: StreamHandle, relay: Any,
                                  frames_of: Callable[[bytes], list[Any]],
                                  exchange: Exchange | None) -> bytes | GrpcStatus:
         """A gRPC agent's stream to the caller: each message (passed through, or its relay's frames), the
@@ -427,6 +462,7 @@ class GrpcListener:
                 if isinstance(frame, GrpcStatus):
                     return frame
                 await call.context.write(frame)
+                handle.wrote(len(frame))
                 events += 1
             if relay is not None and relay.done:
                 break

@@ -1,5 +1,6 @@
 """A real `redis-server` for the tests (the Debian package, as a user runs it): on a free loopback port,
-nothing saved to disk, stopped with the test. Tests needing it are skipped where the binary is missing."""
+nothing saved to disk, stopped with the test (or, as the `redis_url` fixture, with the test module). Tests
+needing it are skipped where the binary is missing."""
 
 from __future__ import annotations
 
@@ -54,3 +55,12 @@ def redis_server() -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """One redis-server for the module's tests: its redis:// URL (the test skipped without the binary)."""
+    if REDIS_SERVER is None:
+        pytest.skip(needs_redis.kwargs["reason"])
+    with redis_server() as url:
+        yield url

@@ -293,9 +293,10 @@ SECTIONS: dict[str, str] = {
     "another issuer or audience) in the caller's own error shape, with `WWW-Authenticate` (gRPC: "
     "UNAUTHENTICATED or PERMISSION_DENIED, `www-authenticate` trailing). The public agent card and the "
     "JWKS stay public; the extended card is a call like any other. A [[routes]] entry may set its own.",
-    "callers": "Per-caller limits (each off at 0), per replica: a caller is the authenticated subject, "
-    "else the value of identity_header. Over a limit the caller is answered 429 with Retry-After in its "
-    "own error shape (gRPC: RESOURCE_EXHAUSTED, `retry-after` trailing). A [[routes]] entry may set its own.",
+    "callers": "Per-caller limits (each off at 0), per replica or shared by replicas in Redis (`store`): a "
+    "caller is the authenticated subject, else the value of identity_header. Over a limit the caller is "
+    "answered 429 with Retry-After in its own error shape (gRPC: RESOURCE_EXHAUSTED, `retry-after` "
+    "trailing). A [[routes]] entry may set its own.",
 }
 
 _MIB = 1024 * 1024
@@ -642,6 +643,21 @@ _TABLE: tuple[Key, ...] = (
         "Most bytes a caller's stream is sent; past it the stream ends after its last complete event. 0: "
         "no limit.",
         check=NON_NEGATIVE),
+    Key("callers.store", "enum", "memory",
+        "Where the limits are counted: memory (per replica and worker process) or redis (one count shared "
+        "by every replica and worker; see callers.redis_url). With Redis unreachable the gateway admits "
+        "(fails open), logs `callers_store_unavailable` and counts a2a_gateway_callers_store_errors_total.",
+        choices=("memory", "redis")),
+    Key("callers.redis_url", "str", "redis://127.0.0.1:6379/0",
+        "The Redis server of store = redis (redis:// or rediss:// URL, credentials included if any; may be "
+        "the task index's).",
+        check=check_redis_url),
+    Key("callers.key_prefix", "str", "a2a-gateway:",
+        "Prefix of every Redis key the limits write (then `callers:<route>:`)."),
+    Key("callers.stream_lease_seconds", "float", 30.0,
+        "With store = redis: how long an open stream counts against max_streams without its replica "
+        "renewing it (every third of this); a replica that dies frees its callers' slots after it.",
+        check=POSITIVE),
 )  # fmt: skip
 
 

@@ -167,6 +167,10 @@ class CallersSettings:
     max_streams: int
     max_stream_seconds: float
     max_stream_bytes: int
+    store: Literal["memory", "redis"]
+    redis_url: str
+    key_prefix: str
+    stream_lease_seconds: float
 
     @property
     def enabled(self) -> bool:

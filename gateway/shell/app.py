@@ -28,6 +28,7 @@ from gateway.shell.keys import (
     METRICS,
     MIGRATION,
     PUSH_SENDER,
+    ROUTE_NAME,
     ROUTE_PREFIX,
     SERVED_BINDINGS,
     UPSTREAM,
@@ -120,7 +121,7 @@ def _serve_agent(app: web.Application, settings: Settings,
     if edge.signer is not None:
         app[CARD_SIGNER] = edge.signer
         app.router.add_get(JWKS_PATH, card.jwks)
-    guard = Guard.of(settings)   # this agent's [auth] and [callers] (a route's own)
+    guard = Guard.of(settings, app[METRICS], app.get(ROUTE_NAME, "default"))   # this agent's [auth] and [callers]
     if guard is not None:
         app[GUARD] = guard
         app.cleanup_ctx.append(guard.cleanup_ctx)

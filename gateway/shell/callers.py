@@ -1,20 +1,22 @@
-"""Per-caller limits at the edge, per replica: who a caller is (its authenticated subject, else a header),
-a token bucket of requests per second each, concurrent streams each, and the budgets of each stream."""
+"""Per-caller limits at the edge: who a caller is (its authenticated subject, else a header), a token bucket of
+requests per second each, concurrent streams each (counted per replica here, or shared: shell.shared_limits),
+and the budgets of each stream."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Protocol
 
 from multidict import MultiMapping
 
 from gateway.config import CallersSettings
 from gateway.core.errors import RateLimited
 
-__all__ = ["CallerLimits", "StreamBudget"]
+__all__ = ["MAX_CALLERS", "CallerLimits", "LimitStore", "MemoryLimits", "StreamBudget"]
 
 MAX_CALLERS = 100_000   # buckets kept; the least recently seen callers are forgotten first (a full bucket)
 
@@ -32,13 +34,71 @@ class StreamBudget:
         return 0 < self.max_bytes <= written
 
 
-class CallerLimits:
-    """The [callers] limits in force for one agent's app, with each caller's bucket and open streams."""
+class LimitStore(Protocol):
+    """Where callers' requests and open streams are counted: numbers in, numbers out."""
 
-    def __init__(self, settings: CallersSettings) -> None:
-        self.settings = settings
+    async def take(self, caller: str, rate: float, burst: int) -> float:
+        """Take one request from the caller's bucket (`burst` tokens, `rate` back a second): 0 when taken,
+        else the seconds until one is back."""
+        ...
+
+    async def open(self, caller: str, most: int) -> str | None:
+        """One of the caller's `most` stream slots (its lease), or None when all are taken."""
+        ...
+
+    async def close(self, caller: str, lease: str) -> None: ...
+
+    def start(self) -> None:
+        """Start what the store runs beside the calls (in the app's event loop)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class MemoryLimits:
+    """The embedded default: this process's buckets (at most MAX_CALLERS) and open-stream counts."""
+
+    def __init__(self) -> None:
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()   # caller -> (tokens, at)
         self._streams: dict[str, int] = {}
+
+    async def take(self, caller: str, rate: float, burst: int) -> float:
+        now = time.monotonic()
+        tokens, at = self._buckets.pop(caller, (float(burst), now))
+        tokens = min(float(burst), tokens + (now - at) * rate)
+        taken = tokens >= 1.0
+        self._buckets[caller] = (tokens - 1.0 if taken else tokens, now)
+        if len(self._buckets) > MAX_CALLERS:
+            self._buckets.popitem(last=False)
+        return 0.0 if taken else (1.0 - tokens) / rate
+
+    async def open(self, caller: str, most: int) -> str | None:
+        open_now = self._streams.get(caller, 0)
+        if open_now >= most:
+            return None
+        self._streams[caller] = open_now + 1
+        return caller
+
+    async def close(self, caller: str, lease: str) -> None:
+        left = self._streams.get(caller, 0) - 1
+        if left > 0:
+            self._streams[caller] = left
+        else:
+            self._streams.pop(caller, None)
+
+    def start(self) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        self._buckets.clear()
+
+
+class CallerLimits:
+    """The [callers] limits in force for one agent's app, counted in its store."""
+
+    def __init__(self, settings: CallersSettings, store: LimitStore) -> None:
+        self.settings = settings
+        self.store = store
         self.budget = StreamBudget(settings.max_stream_seconds, settings.max_stream_bytes) \
             if settings.max_stream_seconds or settings.max_stream_bytes else None
 
@@ -49,44 +109,28 @@ class CallerLimits:
         said = headers.get(self.settings.identity_header)
         return "hdr:" + said if said else "ip:" + (peer or "")
 
-    def admit(self, caller: str, now: float | None = None) -> None:
+    async def admit(self, caller: str) -> None:
         """Take one request from the caller's bucket, or RateLimited with the seconds until one is back."""
-        rate, burst = self.settings.requests_per_second, self.settings.burst
+        rate = self.settings.requests_per_second
         if rate <= 0:
             return
-        now = time.monotonic() if now is None else now
-        tokens, at = self._buckets.pop(caller, (float(burst), now))
-        tokens = min(float(burst), tokens + (now - at) * rate)
-        if tokens < 1.0:
-            self._keep(caller, tokens, now)
-            wait = max(1, math.ceil((1.0 - tokens) / rate))
+        wait = await self.store.take(caller, rate, self.settings.burst)
+        if wait > 0:
             raise RateLimited(f"over {rate:g} requests per second for this caller (callers.requests_per_second)",
-                              retry_after=wait, limit="callers.requests_per_second")
-        self._keep(caller, tokens - 1.0, now)
+                              retry_after=max(1, math.ceil(wait)), limit="callers.requests_per_second")
 
-    def _keep(self, caller: str, tokens: float, now: float) -> None:
-        self._buckets[caller] = (tokens, now)
-        if len(self._buckets) > MAX_CALLERS:
-            self._buckets.popitem(last=False)
-
-    @contextmanager
-    def stream(self, caller: str) -> Iterator[None]:
+    @asynccontextmanager
+    async def stream(self, caller: str) -> AsyncIterator[None]:
         """Hold one of the caller's stream slots for the block, or RateLimited when all are taken."""
         most = self.settings.max_streams
         if most <= 0:
             yield
             return
-        open_now = self._streams.get(caller, 0)
-        if open_now >= most:
-            raise RateLimited(f"this caller already has {open_now} open streams (callers.max_streams)",
+        lease = await self.store.open(caller, most)
+        if lease is None:
+            raise RateLimited(f"this caller already has {most} open streams (callers.max_streams)",
                               retry_after=1, limit="callers.max_streams")
-        self._streams[caller] = open_now + 1
         try:
             yield
         finally:
-            left = self._streams[caller] - 1
-            if left:
-                self._streams[caller] = left
-            else:
-                del self._streams[caller]
-
+            await self.store.close(caller, lease)

@@ -4,7 +4,7 @@ rate) or refused before its door runs, on any door's headers, and the stream slo
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -13,7 +13,9 @@ from multidict import CIMultiDict, MultiMapping
 
 from gateway.config import Settings
 from gateway.shell.auth import Authenticator
-from gateway.shell.callers import CallerLimits, StreamBudget
+from gateway.shell.callers import CallerLimits, LimitStore, MemoryLimits, StreamBudget
+from gateway.shell.metrics import Metrics
+from gateway.shell.shared_limits import RedisLimits
 
 __all__ = ["Admission", "Guard", "Verdict"]
 
@@ -47,19 +49,29 @@ class Admission:
 class Guard:
     """[auth] and [callers] for one agent's app (the sidecar's, or a route's with its own settings)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, metrics: Metrics, route: str = "default") -> None:
         self.auth = Authenticator(settings.auth) if settings.auth.enabled else None
-        self.limits = CallerLimits(settings.callers) if settings.callers.enabled else None
+        self.limits = None
+        if settings.callers.enabled:
+            store: LimitStore = RedisLimits(settings.callers, route, metrics) if settings.callers.store == "redis" \
+                else MemoryLimits()
+            self.limits = CallerLimits(settings.callers, store)
 
     @classmethod
-    def of(cls, settings: Settings) -> Guard | None:
-        guard = cls(settings)
-        return guard if guard.auth is not None or guard.limits is not None else None
+    def of(cls, settings: Settings, metrics: Metrics, route: str = "default") -> Guard | None:
+        """The guard of an agent's app (`route`: its name, for the shared limits' keys); None: nothing to guard."""
+        if not settings.auth.enabled and not settings.callers.enabled:
+            return None
+        return cls(settings, metrics, route)
 
     async def cleanup_ctx(self, app: web.Application) -> AsyncIterator[None]:
+        if self.limits is not None:
+            self.limits.store.start()
         yield
         if self.auth is not None:
             await self.auth.close()
+        if self.limits is not None:
+            await self.limits.store.aclose()
 
     async def admit_headers(self, headers: MultiMapping[str], peer: str | None) -> Verdict:
         """The one admission rule of every door: let the call with these headers from `peer` (its address)
@@ -71,7 +83,7 @@ class Guard:
         who = None
         if self.limits is not None:
             who = self.limits.caller(headers, peer, subject)
-            self.limits.admit(who)
+            await self.limits.admit(who)
         return Verdict(subject, who, strip)
 
     async def admit(self, request: web.Request) -> Admission:
@@ -82,11 +94,11 @@ class Guard:
             request = request.clone(headers=CIMultiDict(verdict.kept(request.headers.items())))
         return Admission(request, verdict.subject, verdict.who)
 
-    @contextlib.contextmanager
-    def stream(self, caller: str | None) -> Iterator[StreamBudget | None]:
+    @contextlib.asynccontextmanager
+    async def stream(self, caller: str | None) -> AsyncIterator[StreamBudget | None]:
         """One of the caller's stream slots for the block (RateLimited when none is free), and its budgets."""
         if self.limits is None or caller is None:
             yield None
             return
-        with self.limits.stream(caller):
+        async with self.limits.stream(caller):
             yield self.limits.budget

@@ -105,6 +105,10 @@ class Metrics:
         self.edge_refusals = Counter(PREFIX + "edge_refusals", "Requests the edge refused before their door: "
                                      "unauthenticated (401), permission_denied (403), rate_limited (429).",
                                      ("reason",), registry=r)
+        self.callers_store_errors = Counter(PREFIX + "callers_store_errors", "Per-caller limit checks made "
+                                            "without their shared store (callers.store = redis unreachable: the "
+                                            "caller admitted), by operation: take, open, close, renew.", ("op",),
+                                            registry=r)
         self.client_timeouts = Counter(PREFIX + "client_timeouts", "Client connections closed because the "
                                        "client was too slow, by phase: headers (server.header_timeout_seconds), "
                                        "body (server.body_timeout_seconds).", ("phase",), registry=r)
@@ -178,6 +182,9 @@ class Metrics:
 
     def edge_refusal(self, reason: str) -> None:
         self.edge_refusals.labels(reason).inc()
+
+    def callers_store_error(self, op: str) -> None:
+        self._child(self.callers_store_errors, op).inc()
 
     def client_timeout(self, phase: str) -> None:
         self._child(self.client_timeouts, phase).inc()

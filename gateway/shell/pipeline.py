@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -154,15 +154,15 @@ class Context:
     def served_bindings(self) -> tuple[Binding, ...]:
         return self.app[SERVED_BINDINGS]
 
-    @contextlib.contextmanager
-    def stream_slot(self) -> Iterator[None]:
+    @contextlib.asynccontextmanager
+    async def stream_slot(self) -> AsyncIterator[None]:
         """Held while this request relays a stream: the caller's stream slot ([callers] max_streams; a
         RateLimited refusal when none is free), its budgets in `budget` meanwhile."""
         guard = self.app.get(GUARD)
         if guard is None:
             yield
             return
-        with guard.stream(self.who) as self.budget:
+        async with guard.stream(self.who) as self.budget:
             yield
         self.budget = None
 

@@ -74,7 +74,7 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     route's `migration.cutoff`, a v0.3 caller gets the version error instead."""
     check_cutoff(ctx.settings.migration, call.version)
     if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
-        with ctx.stream_slot():
+        async with ctx.stream_slot():
             return await _relearning(ctx, call, raw)
     return await _relearning(ctx, call, raw)
 

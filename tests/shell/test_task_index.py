@@ -3,27 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import redis.asyncio as aioredis
 
 from gateway.config import load
 from gateway.core.compose import TaskRecord
 from gateway.shell.task_index import MemoryStore, RedisStore, TaskStore, agent_key, store_for
-from tests.redis_server import needs_redis, redis_server
+from tests.redis_server import needs_redis
 
 
 def rec(task_id: str, scope: str = "s", ts: float = 1.0, state: str = "TASK_STATE_WORKING") -> TaskRecord:
     return TaskRecord(task_id, "c", state, ts, scope)
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    if needs_redis.args[0]:
-        pytest.skip(needs_redis.kwargs["reason"])
-    with redis_server() as url:
-        yield url
 
 
 async def _round_trip(store: TaskStore, agent: str) -> None:

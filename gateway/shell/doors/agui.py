@@ -132,9 +132,10 @@ async def _door(ctx: Context) -> web.StreamResponse:
     if key in state.active:
         raise _Refused(409, "agui.thread_busy", f"a run on thread {inp.thread_id!r} is still active")
     state.active.add(key)
-    held = contextlib.ExitStack()
+    held = contextlib.AsyncExitStack()
     try:
-        held.enter_context(ctx.stream_slot())   # every run is a stream: the caller's stream slot, before any event
+        # every run is a stream: the caller's stream slot, before any event
+        await held.enter_async_context(ctx.stream_slot())
         run = AguiRun(inp, state.sessions.get(key, time.time()), state.options,
                       new_id=lambda: uuid.uuid4().hex, now=time.time)
         door = RunDoor(ctx, run)
@@ -153,7 +154,7 @@ async def _door(ctx: Context) -> web.StreamResponse:
                           run_outcome=door.outcome)
         return door.response
     finally:
-        held.close()
+        await held.aclose()
         state.active.discard(key)
 
 

@@ -224,7 +224,7 @@ class GrpcListener:
             call.fields["subject"] = verdict.subject
         if not call.rpc.streaming:
             return await self._serve(call, request)
-        with guard.stream(verdict.who) as call.budget:
+        async with guard.stream(verdict.who) as call.budget:
             return await self._serve(call, request)
 
     async def _serve(self, call: GrpcCall, request: bytes) -> bytes | GrpcStatus:

@@ -6,6 +6,7 @@ No I/O: the shell sends."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -91,6 +92,8 @@ class Exchange:
     rest_bytes: RestBytes | None = None             # the v0.3 REST agent's file-bytes convention, if learned
     rest_bytes_guess: RestBytes | None = None       # a v0.3 REST client's, as its User-Agent suggests
     grpc_target: str = ""                           # the gateway's gRPC `host:port`, for the extended card
+    # the gateway's card signature (shell.signing): (card as served, as a v1.0 reader reads it) -> signed card
+    sign_card: Callable[[JsonObj, JsonObj | None], JsonObj] | None = None
     cx: Cx = field(init=False)
     webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
     seen: list[Any] = field(init=False, default_factory=list)       # results read for the client (task index)
@@ -332,12 +335,7 @@ class Exchange:
         if op.v03_rpc_paged and self.src is Dialect.V03RPC and self.upstream.version is Version.V10:
             return self._page(result)
         if op.card_result:
-            card = translate("agent_card", result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
-            out = served_card(UpstreamCard(card, ()), client=self.call.version, base_url=self.base_url,
-                              bindings=self.bindings, cx=self.cx, grpc_target=self.grpc_target)
-            if self.src is Dialect.V03REST:
-                out = translate("agent_card", out, src=Dialect.V03RPC, dst=Dialect.V03REST, cx=self.cx)
-            return out
+            return self._card(result)
         if self.sealer is not None and op.push_results:
             hub = translate(op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             hub = self._unseal(hub)
@@ -346,6 +344,22 @@ class Exchange:
         if self._history is not None:
             _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
         return out
+
+    def _card(self, result: Any) -> JsonObj:
+        """The agent's (extended) card as the gateway serves it: every interface pointing at the gateway,
+        signed as the public card is when the gateway has a key."""
+        card = UpstreamCard(translate("agent_card", result, src=self.dst, dst=Dialect.V10, cx=self.cx,
+                                      at="$.result"), ())
+        out = served_card(card, client=self.call.version, base_url=self.base_url, bindings=self.bindings,
+                          cx=self.cx, grpc_target=self.grpc_target)
+        if self.src is Dialect.V03REST:
+            out = translate("agent_card", out, src=Dialect.V03RPC, dst=Dialect.V03REST, cx=self.cx)
+        if self.sign_card is None:
+            return out
+        # a v1.0 reader of the v0.3 card reads the v1.0 card out of it: signed too, as on the card door
+        v10 = served_card(card, client=Version.V10, base_url=self.base_url, bindings=self.bindings, cx=Cx(),
+                          grpc_target=self.grpc_target) if self.call.version is Version.V03 else None
+        return self.sign_card(out, v10)
 
     def _unseal(self, hub: Any) -> Any:
         assert self.sealer is not None

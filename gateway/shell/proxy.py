@@ -29,6 +29,7 @@ from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
+from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.relay import Relay, pump, start_stream
@@ -101,7 +102,8 @@ async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     ifaces = await ctx.upstream.interfaces(call.version, call.binding, call.op)
     iface, *others = ifaces
     ctx.bind(upstream_version=iface.version, upstream_binding=iface.binding)
-    if is_passthrough(call.version, iface.version, call.binding, iface.binding):
+    # an (extended) card never passes through: it is served as the gateway's, pointing at it, signed by it
+    if is_passthrough(call.version, iface.version, call.binding, iface.binding) and not call.op.card_result:
         ctx.fields["passthrough"] = True
         try:
             return await pass_through(ctx, call, iface, raw, fallback=bool(others) and call.binding is Binding.REST)
@@ -127,8 +129,10 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
         ctx.upstream.rest_bytes_guess if rest_agent else None
     quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
     base = public_base(ctx.request, ctx.settings)
+    signer = ctx.app.get(CARD_SIGNER)
     return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
                     sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
+                    sign_card=signer.signing_for(base) if signer is not None else None,
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)
 

@@ -8,7 +8,7 @@ cards it serves, and the upstream card's signatures checked against configured k
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -108,6 +108,12 @@ class CardSigner:
         protected = protected_header(self.alg, self.kid, jku)
         return with_signatures(card, [{"protected": protected, "signature": self._signature(protected, form)}
                                       for form in (card, read_as) if form is not None])
+
+    def signing_for(self, base: str) -> Callable[[JsonObj, JsonObj | None], JsonObj]:
+        """`sign` for the cards served under the public base URL `base` (its JWKS beside them), as the
+        exchange signs an extended card: (card, its v1.0 reading or None) -> the signed card."""
+        jku = base.rstrip("/") + JWKS_PATH
+        return lambda card, read_as: self.sign(card, jku, read_as=read_as)
 
     def sign_once(self, variant: Hashable, source: object, card: JsonObj, jku: str | None = None, *,
                   read_as: JsonObj | None = None) -> JsonObj:

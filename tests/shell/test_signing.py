@@ -1,5 +1,6 @@
 """gateway.shell.signing: the gateway's signer for every key type, its JWKS, and the verifier against PEM,
-certificate, JWK and JWKS key files and a JWKS URL (a real aiohttp server on loopback)."""
+certificate, JWK and JWKS key files and a JWKS URL (a real aiohttp server on loopback); the extended card
+signed as the public card is, through a gateway in front of a scripted agent."""
 
 from __future__ import annotations
 
@@ -10,14 +11,18 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestServer
+from aiohttp.test_utils import TestClient, TestServer
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import NameOID
+from google.protobuf import json_format
 
 from gateway.config import CardSettings, ConfigError
+from gateway.core.bindings.grpc import message_class
+from gateway.core.types import Version
 from gateway.shell.signing import CardSigner, CardVerifier
+from tests.shell.conftest import GatewayFactory
 
 CARD: dict[str, Any] = {"name": "agent", "version": "1.0", "skills": [{"id": "s", "name": "S", "tags": ["t"]}]}
 KEYS = {"ES256": lambda: ec.generate_private_key(ec.SECP256R1()),
@@ -113,3 +118,70 @@ async def test_the_v03_card_carries_a_signature_of_its_v10_reading() -> None:
     signer = CardSigner(ec.generate_private_key(ec.SECP256R1()), "k")
     signed = signer.sign({**CARD, "protocolVersion": "0.3.0"}, read_as=CARD)
     assert len(signed["signatures"]) == 2
+
+
+# the extended card as each door asks for it: (method, path, JSON-RPC body, A2A-Version, where the card is)
+EXTENDED = {
+    "jsonrpc-v1.0": ("POST", "/", {"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard", "params": {}},
+                     "1.0", "result"),
+    "jsonrpc-v0.3": ("POST", "/", {"jsonrpc": "2.0", "id": 1, "method": "agent/getAuthenticatedExtendedCard"},
+                     "0.3", "result"),
+    "rest-v1.0": ("GET", "/extendedAgentCard", None, "1.0", ""),
+}
+
+
+@pytest.mark.parametrize("door", sorted(EXTENDED))
+async def test_the_extended_card_is_signed_as_the_public_card(door: str, tmp_path: Path, fake_agent_factory: Any,
+                                                             gateway_factory: GatewayFactory) -> None:
+    """The extended card is the gateway's as the public card is: its interfaces point at the gateway (also
+    for a caller of the agent's own version and binding, whose calls otherwise pass through) and it carries
+    the gateway's signature, which holds against the JWKS the gateway publishes."""
+    fake = await fake_agent_factory("1.0")
+    extended = {**fake.card, "name": "extended", "signatures": [{"protected": "eyJ9", "signature": "AA"}]}
+    fake.reply_json("GetExtendedAgentCard", extended)
+    fake.reply_json("GET /extendedAgentCard", extended)
+    gw = await gateway_factory(fake.url, card__signing_key_file=_gateway_key(tmp_path), card__signing_kid="gw-1")
+    method, path, payload, version, member = EXTENDED[door]
+    async with gw.request(method, path, json=payload, headers={"A2A-Version": version}) as resp:
+        assert resp.status == 200, await resp.text()
+        body = await resp.json()
+    card = body[member] if member else body
+    assert card["name"] == "extended"
+    urls = [i["url"] for i in card.get("supportedInterfaces", [])] + ([card["url"]] if "url" in card else [])
+    assert urls and all(u.startswith(str(gw.make_url("/")).rstrip("/")) for u in urls), urls
+    assert all(not u.startswith(fake.url) for u in urls)
+    await _holds(card, gw, tmp_path)   # the agent's own signature is gone, the gateway's holds
+
+
+def _gateway_key(folder: Path) -> str:
+    """A fresh P-256 key for the gateway, as a PEM file's path."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    (folder / "gw.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                      serialization.NoEncryption()))
+    return str(folder / "gw.pem")
+
+
+async def _holds(card: dict[str, Any], gw: TestClient[Any, Any], folder: Path) -> None:
+    """The card's signature holds against the JWKS the gateway publishes (kid gw-1), and not for another card."""
+    (folder / "jwks.json").write_bytes(await (await gw.get("/.well-known/jwks.json")).read())
+    verifier = CardVerifier.from_settings(_settings(verify_key_files=(str(folder / "jwks.json"),)))
+    assert verifier is not None
+    verdict = await verifier.check(card)
+    assert verdict.ok and verdict.kid == "gw-1", verdict
+    assert (await verifier.check({**card, "name": "forged"})).result == "invalid"
+
+
+@pytest.mark.parametrize("version", [Version.V10, Version.V03])
+async def test_the_extended_card_over_grpc_is_signed(version: Version, tmp_path: Path, fake_agent_factory: Any,
+                                                      grpc_gateway: Any) -> None:
+    """Over the gRPC door too: the AgentCard message, read as ProtoJSON, holds the gateway's signature."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("GetExtendedAgentCard", {**fake.card, "name": "extended"})
+    gw, _, channel = await grpc_gateway(fake, card__signing_key_file=_gateway_key(tmp_path), card__signing_kid="gw-1")
+    name = "GetExtendedAgentCard" if version is Version.V10 else "GetAgentCard"
+    service = "lf.a2a.v1.A2AService" if version is Version.V10 else "a2a.v1.A2AService"
+    request = message_class(version, "GetExtendedAgentCardRequest" if version is Version.V10 else "GetAgentCardRequest")
+    reply = await channel.unary_unary(f"/{service}/{name}")(request().SerializeToString())
+    card = json_format.MessageToDict(message_class(version, "AgentCard").FromString(reply))
+    assert card["name"] == "extended" and len(card["signatures"]) == (2 if version is Version.V03 else 1)
+    await _holds(card, gw, tmp_path)

@@ -53,7 +53,7 @@ from gateway.shell.callers import StreamBudget
 from gateway.shell.channels import GrpcStream
 from gateway.shell.guard import Guard
 from gateway.shell.headers import upstream_request_headers
-from gateway.shell.keys import GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
 from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, check_cutoff, deprecation
@@ -239,7 +239,7 @@ class GrpcListener:
         op = rpc.op
         iface, *_ = await self.upstream.interfaces(rpc.version, Binding.GRPC, op)
         bind_exchange(upstream_version=iface.version, upstream_binding=iface.binding)
-        if iface.binding is Binding.GRPC and iface.version is rpc.version:
+        if iface.binding is Binding.GRPC and iface.version is rpc.version and not op.card_result:   # a card: ours
             call.fields["passthrough"] = True   # the caller's bytes and the agent's, untouched
             return await self._grpc_agent(call, iface, rpc.path, request, None)
         exchange = self._exchange(call, Call(op, rpc.version, Binding.GRPC, params), iface)
@@ -269,10 +269,12 @@ class GrpcListener:
         agent = next((v for k, v in call.metadata if k == "user-agent" and isinstance(v, str)), None)
         guess = rest_bytes_of_client(agent) if client.version is Version.V03 else \
             self.upstream.rest_bytes_guess if rest_agent else None
+        signer = self.app.get(CARD_SIGNER)
         return Exchange(client, iface, quirks=quirks, base_url=base, bindings=self.app[SERVED_BINDINGS],
                         sealer=sealer, rest_bytes=self.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                         rest_bytes_guess=guess,
-                        grpc_target=grpc_target(base, settings, self.lifecycle.grpc_port))
+                        grpc_target=grpc_target(base, settings, self.lifecycle.grpc_port),
+                        sign_card=signer.signing_for(base) if signer is not None else None)
 
     # ---- toward an HTTP agent (JSON-RPC or HTTP+JSON) -------------------------------------------------
 

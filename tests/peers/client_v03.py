@@ -185,7 +185,7 @@ class Peer:
             httpx_client=self.http,
             supported_transports=[_TRANSPORTS[self.args.transport]],
             use_client_preference=True,
-            grpc_channel_factory=grpc.aio.insecure_channel,
+            grpc_channel_factory=common.grpc_channel_factory(self.args),
         )
         return ClientFactory(config).create(self.card)
 

@@ -10,7 +10,6 @@ import uuid
 from collections.abc import Awaitable
 from typing import Any
 
-import grpc
 import httpx
 import peer_common as common
 from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory
@@ -190,7 +189,7 @@ class Peer:
             httpx_client=self.http,
             supported_protocol_bindings=[_BINDINGS[self.args.transport]],
             use_client_preference=True,
-            grpc_channel_factory=grpc.aio.insecure_channel,
+            grpc_channel_factory=common.grpc_channel_factory(self.args),
         )
         return ClientFactory(config).create(self.card)
 

@@ -1,6 +1,7 @@
 """Caller authentication and limits with real a2a-sdk clients of both generations through a gateway in front
-of a real a2a-sdk 1.x agent: an API key admits the caller (its subject is the caller the limits count), no
-key is refused 401, and the subject's burst spent is refused 429, each as the SDK reads the error."""
+of a real a2a-sdk 1.x agent, over JSON-RPC and over gRPC: an API key admits the caller (its subject is the
+caller the limits count), no key is refused 401 (UNAUTHENTICATED), and the subject's burst spent is refused
+429 (RESOURCE_EXHAUSTED), each as the SDK reads the error."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.peers.gateway import Gateway, run_gateway
+from tests.peers.gateway import Gateway, free_port, run_gateway
 from tests.peers.harness import Agent, agent_fixture, run_client
 
 pytestmark = pytest.mark.peers
@@ -35,3 +36,28 @@ def test_sdk_clients_allowed_refused_and_limited(gateway: Gateway) -> None:
     assert limited["ok"] is False and ("429" in json.dumps(limited) or "-32096" in json.dumps(limited)), limited
     log = gateway.log()
     assert '"subject":"alice"' in log.replace(" ", "")
+
+
+@pytest.fixture(scope="module")
+def grpc_gateway(agent_v10: Agent) -> Iterator[Gateway]:
+    env = {"A2A_GATEWAY_AUTH_API_KEYS": "alice:k-alice", "A2A_GATEWAY_CALLERS_REQUESTS_PER_SECOND": "0.01",
+           "A2A_GATEWAY_CALLERS_BURST": "2"}
+    with run_gateway(agent_v10.base_url, "--grpc-listen", f"127.0.0.1:{free_port()}", env=env) as gateway:
+        yield gateway
+
+
+def test_sdk_grpc_clients_allowed_refused_and_limited(grpc_gateway: Gateway) -> None:
+    """The same over the gRPC door, the key sent as metadata: UNAUTHENTICATED without it, admitted with it,
+    RESOURCE_EXHAUSTED once the subject's burst is spent, as each SDK's gRPC transport reads the status."""
+    refused = run_client("v10", grpc_gateway.base_url, "send_text", transport="grpc")
+    assert refused["ok"] is False and "UNAUTHENTICATED" in json.dumps(refused), refused
+    for client in ("v10", "v03"):
+        admitted = run_client(client, grpc_gateway.base_url, "send_text", transport="grpc", headers=KEY)
+        assert admitted["ok"] is True and admitted["transport"] == "grpc", admitted
+    limited = run_client("v03", grpc_gateway.base_url, "send_text", transport="grpc", headers=KEY)
+    assert limited["ok"] is False and "RESOURCE_EXHAUSTED" in json.dumps(limited), limited
+    lines = [json.loads(line) for line in grpc_gateway.log().splitlines() if line.startswith("{")]
+    grpc_lines = [line for line in lines if line.get("binding") == "GRPC"]
+    assert [line.get("grpc_status") for line in grpc_lines][-4:] == \
+        ["UNAUTHENTICATED", "OK", "OK", "RESOURCE_EXHAUSTED"], grpc_lines[-4:]
+    assert {line.get("subject") for line in grpc_lines if line.get("grpc_status") == "OK"} == {"alice"}

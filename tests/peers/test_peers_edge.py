@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import grpc
 import pytest
 
+from gateway.core.types import Version
 from tests.peers.gateway import Gateway, free_port, run_gateway
 from tests.peers.harness import Agent, agent_fixture, run_client
+from tests.shell.conftest import send_request
 
 pytestmark = pytest.mark.peers
 
@@ -61,3 +64,30 @@ def test_sdk_grpc_clients_allowed_refused_and_limited(grpc_gateway: Gateway) -> 
     assert [line.get("grpc_status") for line in grpc_lines][-4:] == \
         ["UNAUTHENTICATED", "OK", "OK", "RESOURCE_EXHAUSTED"], grpc_lines[-4:]
     assert {line.get("subject") for line in grpc_lines if line.get("grpc_status") == "OK"} == {"alice"}
+
+
+agent_v10_grpc = agent_fixture("v10", grpc=True)
+
+
+def test_stream_budget_on_a_grpc_pass_through(agent_v10_grpc: Agent) -> None:
+    """A v1.0 gRPC caller's stream passed through to the real agent's gRPC interface: one stream slot per
+    caller (RESOURCE_EXHAUSTED for a second one), and past max_stream_bytes the stream ends, status OK,
+    long before the agent's 40 chunks (the agent's call cancelled, as a drain does)."""
+    env = {"A2A_GATEWAY_UPSTREAM_BINDING": "GRPC", "A2A_GATEWAY_CALLERS_MAX_STREAMS": "1",
+           "A2A_GATEWAY_CALLERS_MAX_STREAM_BYTES": "400", "A2A_GATEWAY_CALLERS_IDENTITY_HEADER": "x-caller"}
+    port = free_port()
+    with run_gateway(agent_v10_grpc.base_url, "--grpc-listen", f"127.0.0.1:{port}", env=env) as gateway, \
+            grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stream = channel.unary_stream("/lf.a2a.v1.A2AService/SendStreamingMessage")
+        me = (("x-caller", "me"),)
+        first = stream(send_request(Version.V10, "stream 40"), metadata=me, timeout=30)
+        got = [next(first)]
+        with pytest.raises(grpc.RpcError) as caught:
+            next(stream(send_request(Version.V10, "stream 2"), metadata=me, timeout=30))
+        assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, caught.value
+        got += list(first)
+        assert first.code() is grpc.StatusCode.OK
+        size = sum(len(message) for message in got)
+        assert 400 <= size < 800 and len(got) < 40, (size, len(got))
+        lines = [json.loads(line) for line in gateway.log().splitlines() if line.startswith("{")]
+        assert any(line.get("passthrough") is True and line.get("binding") == "GRPC" for line in lines), lines[-3:]

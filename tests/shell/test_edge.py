@@ -281,8 +281,8 @@ async def test_the_grpc_door_allows_refuses_and_limits(door: str, agent: FakeAge
     """The HTTP doors' matrix on gRPC: UNAUTHENTICATED and PERMISSION_DENIED with www-authenticate,
     RESOURCE_EXHAUSTED with retry-after (trailing metadata), each with its ErrorInfo; the agent not called."""
     version, path, _ = GRPC_DOORS[door]
-    _, _, channel = await grpc_gateway(agent, auth__jwks_url=jwks_url, auth__audience=AUDIENCE,
-                                       callers__requests_per_second=0.01, callers__burst=1)
+    http, _, channel = await grpc_gateway(agent, auth__jwks_url=jwks_url, auth__audience=AUDIENCE,
+                                          callers__requests_per_second=0.01, callers__burst=1)
     send = channel.unary_unary(path)
     wanted = ((grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED", {}),
               (grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED", bearer(aud="other")))
@@ -299,6 +299,7 @@ async def test_the_grpc_door_allows_refuses_and_limits(door: str, agent: FakeAge
     assert int(trailer["retry-after"]) >= 1 and "requests_per_second" in (err.details() or "")
     await send(send_request(version), metadata=_metadata(bearer(sub="another")))   # another subject's bucket
     assert len(agent.calls("SendMessage")) == 2
+    assert (await _rpc(http, V10_SEND, **bearer(sub=door)))[0] == 429   # one bucket for every door
 
 
 async def test_the_grpc_door_api_keys_not_forwarded(agent: FakeAgent, grpc_gateway: Any) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from aiohttp import web
-from multidict import CIMultiDict, MultiMapping
+from multidict import MultiMapping
 
 from gateway.config import Settings
 from gateway.shell.auth import Authenticator
@@ -17,7 +17,7 @@ from gateway.shell.callers import CallerLimits, LimitStore, MemoryLimits, Stream
 from gateway.shell.metrics import Metrics
 from gateway.shell.shared_limits import RedisLimits
 
-__all__ = ["Admission", "Guard", "Verdict"]
+__all__ = ["Guard", "Verdict"]
 
 V = TypeVar("V")
 
@@ -25,7 +25,9 @@ V = TypeVar("V")
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """A call let in, on any door: the authenticated subject (None: no [auth]), the caller as its limits
-    know it (None: no [callers]) and the lower-case names of the credentials that must not reach the agent."""
+    know it (None: no [callers]) and the lower-case names of the credentials that must not reach the agent
+    (dropped where the door builds the agent's request, so the gateway's own reading of the caller, its
+    task-index scope, keeps them)."""
 
     subject: str | None
     who: str | None
@@ -34,16 +36,6 @@ class Verdict:
     def kept(self, pairs: Iterable[tuple[str, V]]) -> list[tuple[str, V]]:
         """The headers (or gRPC metadata) that go on toward the agent."""
         return [(k, v) for k, v in pairs if k.lower() not in self.strip]
-
-
-@dataclass(frozen=True, slots=True)
-class Admission:
-    """A request let in: the request to serve (its credentials stripped when they must not go on), the
-    authenticated subject (None: no [auth]) and the caller as its limits know it (None: no [callers])."""
-
-    request: web.Request
-    subject: str | None
-    who: str | None
 
 
 class Guard:
@@ -86,13 +78,9 @@ class Guard:
             await self.limits.admit(who)
         return Verdict(subject, who, strip)
 
-    async def admit(self, request: web.Request) -> Admission:
-        """admit_headers for an HTTP request: the request to serve, its credentials stripped when they must
-        not go on."""
-        verdict = await self.admit_headers(request.headers, request.remote)
-        if verdict.strip:
-            request = request.clone(headers=CIMultiDict(verdict.kept(request.headers.items())))
-        return Admission(request, verdict.subject, verdict.who)
+    async def admit(self, request: web.Request) -> Verdict:
+        """admit_headers for an HTTP request."""
+        return await self.admit_headers(request.headers, request.remote)
 
     @contextlib.asynccontextmanager
     async def stream(self, caller: str | None) -> AsyncIterator[StreamBudget | None]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.config import Settings
 from gateway.core import jsoncodec
@@ -34,7 +34,7 @@ from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
 from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
 from gateway.shell.callers import StreamBudget
-from gateway.shell.guard import Guard
+from gateway.shell.guard import Guard, Verdict
 from gateway.shell.keys import GUARD, LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
@@ -112,6 +112,7 @@ class Context:
         "request_id",
         "settings",
         "started",
+        "verdict",
         "who",
     )
 
@@ -129,6 +130,7 @@ class Context:
         self.outcome: str | None = None    # ok, stream, error, rejected; None: decided from the reply
         self.started = time.monotonic()
         self.who: str | None = None        # the caller, as its [callers] limits know it (the guard admitted it)
+        self.verdict: Verdict | None = None   # the guard's, when it admitted the request
         self.budget: StreamBudget | None = None   # the budgets of the stream it relays (stream_slot)
 
     @property
@@ -145,6 +147,14 @@ class Context:
         if not isinstance(caller, A2ACaller):
             return None
         return SeenCaller(self.app[MIGRATION], self.request.headers, caller.version, caller.binding)
+
+    def forwarded_headers(self) -> CIMultiDictProxy[str] | CIMultiDict[str]:
+        """The request's headers as they may go on to the agent: its credentials dropped when [auth] says
+        they must not (the request itself keeps them: the task index scopes the caller by them)."""
+        headers = self.request.headers
+        if self.verdict is None or not self.verdict.strip:
+            return headers
+        return CIMultiDict(self.verdict.kept(headers.items()))
 
     @property
     def sealer(self) -> Any:
@@ -296,14 +306,14 @@ async def _write_and_close(ctx: Context, response: web.Response) -> None:
 async def _admit(ctx: Context, guard: Guard) -> None:
     """The guard's verdict on the request; a refused JSON-RPC caller's id is read first, for its error."""
     try:
-        admitted = await guard.admit(ctx.request)
+        verdict = await guard.admit(ctx.request)
     except EdgeRefusal:
         ctx.outcome = "rejected"
         await _learn_caller(ctx)
         raise
-    ctx.request, ctx.who = admitted.request, admitted.who
-    if admitted.subject is not None:
-        ctx.fields["subject"] = admitted.subject
+    ctx.verdict, ctx.who = verdict, verdict.who
+    if verdict.subject is not None:
+        ctx.fields["subject"] = verdict.subject
 
 
 async def _learn_caller(ctx: Context) -> None:

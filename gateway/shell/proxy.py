@@ -118,7 +118,7 @@ async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
 def upstream_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
     """The headers of a request to `iface`: the client's end-to-end ones, the configured extras (in force)."""
     ctype = JSON if iface.binding is Binding.JSONRPC else REST_CONTENT_TYPE[iface.version]
-    return upstream_request_headers(ctx.request.headers, iface.version, peer=ctx.request.remote,
+    return upstream_request_headers(ctx.forwarded_headers(), iface.version, peer=ctx.request.remote,
                                     extra=ctx.settings.upstream.headers, content_type=ctype)
 
 
@@ -306,7 +306,7 @@ async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamRe
     call's metadata, the agent's initial metadata as the reply's headers."""
     iface, settings, client = exchange.upstream, ctx.settings, exchange.call.version
     channels = ctx.upstream.channels
-    metadata = toward_agent(from_headers(ctx.request.headers.items()), iface.version)
+    metadata = toward_agent(from_headers(ctx.forwarded_headers().items()), iface.version)
     metadata.extend((k.lower(), v) for k, v in settings.upstream.headers.items())
     if not exchange.op.streaming:
         while True:

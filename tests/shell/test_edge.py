@@ -100,6 +100,11 @@ async def test_credentials_not_forwarded(agent: FakeAgent, gateway_factory: Gate
     assert status == 200, reply
     seen = agent.requests[-1].headers
     assert "X-API-Key" not in seen and "Authorization" not in seen
+    agent.reply_sse("SendStreamingMessage", [{"task": TASK}])
+    status, _, raw = await _agui(gw, **{"X-API-Key": "s3cret", "Authorization": "Basic eA=="})   # AG-UI too
+    assert status == 200 and b"RUN_FINISHED" in raw, raw
+    seen = agent.calls("SendStreamingMessage")[-1].headers
+    assert "X-API-Key" not in seen and "Authorization" not in seen
 
 
 @pytest.mark.parametrize("path,version", [("/tasks/t1", "1.0"), ("/v1/tasks/t1", "0.3")])
@@ -349,3 +354,21 @@ async def test_the_grpc_door_stream_slots_and_budgets(fake_agent_factory: Any, g
     messages = [message async for message in call]
     assert await call.code() is grpc.StatusCode.OK and 0 < len(messages) < 41
     assert time.monotonic() - started < 1.5   # 41 events take 2 s
+
+
+async def test_stripped_credentials_still_scope_the_task_index(fake_agent_factory: Any,
+                                                              gateway_factory: GatewayFactory) -> None:
+    """With auth.forward_credentials off the agent never sees the caller's key, but the gateway still tells
+    callers apart: ListTasks (composed from the task index in front of a v0.3 agent) lists a caller's own."""
+    fake: FakeAgent = await fake_agent_factory("0.3")
+    fake.reply_json("message/send", {"kind": "task", "id": "t-alice", "contextId": "c1",
+                                     "status": {"state": "working"}})
+    fake.reply_json("tasks/get", {"kind": "task", "id": "t-alice", "contextId": "c1", "status": {"state": "working"}})
+    gw = await gateway_factory(fake.url, auth__api_keys=("alice:ka", "bob:kb"), auth__forward_credentials=False)
+    assert (await _rpc(gw, V10_SEND, **{"X-API-Key": "ka"}))[0] == 200
+    assert "X-API-Key" not in fake.calls("message/send")[0].headers
+    listing = {**V10_SEND, "method": "ListTasks", "params": {}}
+    _, bob, _ = await _rpc(gw, listing, **{"X-API-Key": "kb"})
+    assert bob["result"]["tasks"] == [], bob
+    _, alice, _ = await _rpc(gw, listing, **{"X-API-Key": "ka"})
+    assert [t["id"] for t in alice["result"]["tasks"]] == ["t-alice"], alice

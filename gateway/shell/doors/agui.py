@@ -248,7 +248,7 @@ class RunDoor:
 
     def _headers(self, iface: Interface, call: Call, streaming: bool) -> CIMultiDict[str]:
         client: CIMultiDict[str] = CIMultiDict()
-        authorization = self.ctx.request.headers.get("Authorization")
+        authorization = self.ctx.forwarded_headers().get("Authorization")
         if authorization:
             client["Authorization"] = authorization
         if call.extensions:

@@ -51,7 +51,7 @@ from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
 from gateway.shell.callers import StreamBudget
 from gateway.shell.channels import GrpcStream
-from gateway.shell.guard import Guard
+from gateway.shell.guard import Guard, Verdict
 from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
@@ -79,7 +79,7 @@ class GrpcCall:
     (shell.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
 
     __slots__ = ("budget", "context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome",
-                 "request_id", "rpc", "settings", "started")
+                 "request_id", "rpc", "settings", "started", "verdict")
 
     def __init__(self, lifecycle: Lifecycle, migration: Migration, rpc: Rpc, context: Context) -> None:
         self.lifecycle, self.migration, self.rpc, self.context = lifecycle, migration, rpc, context
@@ -92,6 +92,7 @@ class GrpcCall:
         self.outcome: str | None = None
         self.started = time.monotonic()
         self.budget: StreamBudget | None = None   # the budgets of its stream, in a caller's stream slot
+        self.verdict: Verdict | None = None   # the guard's, when it admitted the call
 
     @property
     def metrics(self) -> Metrics:
@@ -104,6 +105,13 @@ class GrpcCall:
     def headers(self) -> CIMultiDict[str]:
         """The caller's text metadata, read as the HTTP doors read request headers."""
         return CIMultiDict((k, v) for k, v in self.metadata if isinstance(v, str))
+
+    def forwarded(self) -> list[tuple[str, str | bytes]]:
+        """The caller's metadata as it may go on to the agent: its credentials dropped when [auth] says they
+        must not (the call keeps them: the task index scopes the caller by them)."""
+        if self.verdict is None or not self.verdict.strip:
+            return self.metadata
+        return self.verdict.kept(self.metadata)
 
     def caller_seen(self) -> SeenCaller:
         return SeenCaller(self.migration, self.headers(), self.rpc.version, Binding.GRPC)
@@ -219,7 +227,7 @@ class GrpcListener:
         if guard is None:
             return await self._serve(call, request)
         verdict = await guard.admit_headers(call.headers(), _peer(call.context))
-        call.metadata = verdict.kept(call.metadata)
+        call.verdict = verdict
         if verdict.subject is not None:
             call.fields["subject"] = verdict.subject
         if not call.rpc.streaming:
@@ -282,7 +290,7 @@ class GrpcListener:
         """The caller's metadata as the agent's request headers: authorization and the application's keys
         untouched, the transport's dropped, the agent's version and extensions spelled its way."""
         ctype = "application/json" if iface.binding is Binding.JSONRPC else _CONTENT_TYPE[iface.version]
-        client = CIMultiDict(to_headers(call.metadata))
+        client = CIMultiDict(to_headers(call.forwarded()))
         headers = upstream_request_headers(client, iface.version, peer=_peer(call.context),
                                            extra=call.settings.upstream.headers, content_type=ctype)
         headers["Accept"] = accept
@@ -392,7 +400,7 @@ class GrpcListener:
     def _agent_metadata(self, call: GrpcCall, iface: Interface) -> list[tuple[str, str | bytes]]:
         """The caller's metadata toward a gRPC agent: transport keys dropped, the agent's version and
         extension keys, the configured extra headers."""
-        pairs = toward_agent(call.metadata, iface.version)
+        pairs = toward_agent(call.forwarded(), iface.version)
         pairs.extend((k.lower(), v) for k, v in call.settings.upstream.headers.items())
         return pairs
 

@@ -1,6 +1,5 @@
-"""Per-caller limits at the edge: who a caller is (its authenticated subject, else a header), a token bucket of
-requests per second each, concurrent streams each (counted per replica here, or shared: shell.shared_limits),
-and the budgets of each stream."""
+"""Per-caller limits at the edge: who a caller is (its subject, else a header), a token bucket of requests per
+second and concurrent streams each (counted in this process, or shared: shell.shared_limits), stream budgets."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The edge's guard on one agent's app: a call admitted (who it is, its credentials kept or stripped, its
-rate) or refused before its door runs, on any door's headers, and the stream slot and budgets of a caller's stream."""
+"""The edge's guard on one agent's app: a call on any door admitted (who it is, which credentials go on, its
+rate) or refused before the door runs, and the stream slot and budgets of a caller's stream."""
 
 from __future__ import annotations
 

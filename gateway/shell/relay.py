@@ -62,12 +62,12 @@ async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, r
                heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
                keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
                budget: StreamBudget | None = None) -> int:
-    """Relay upstream chunks through `relay` until either side ends; returns bytes written.
-    The upstream response is always released, also when the client has gone (write fails or the
-    handler is cancelled). With a `lifecycle`, the stream is registered and counted, and the drain
-    ends it after its last complete event (`: draining`). `keepalive` is written after `heartbeat`
-    seconds without a write; while the relay is `holding`, `release()` is called once the upstream
-    has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
+    """Relay upstream chunks through `relay` until either side ends; returns bytes written. The upstream response
+    is always released, also when the client has gone (write fails or the handler is cancelled). With a
+    `lifecycle`, the stream is registered and counted, and the drain (or the caller's `budget`,
+    shell.lifecycle.StreamHandle) ends it after its last complete event (`: draining`). `keepalive` is written
+    after `heartbeat` seconds without a write; while the relay is `holding`, `release()` is called once the
+    upstream has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
     handle = None
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"

@@ -160,19 +160,20 @@ def tracked(exchange: Exchange) -> bool:
     return exchange.src is Dialect.V10 and exchange.upstream.version is Version.V03
 
 
-async def remember(request: web.Request, exchange: Exchange) -> None:
-    """Record the tasks a translated exchange showed (its result, or its stream's last word per task).
-    A store that fails is logged, never the caller's failure: the call itself went through."""
+async def remember(store: TaskStore, headers: Iterable[tuple[str, str]], exchange: Exchange) -> None:
+    """Record in `store` the tasks a translated exchange showed (its result, or its stream's last word per
+    task), in the scope of the caller's `headers` (HTTP headers, or gRPC metadata as headers). A store that
+    fails is logged, never the caller's failure: the call itself went through."""
     if not tracked(exchange):
         return
     seen = [*exchange.seen, *(exchange.relay.tracked.values() if exchange.relay is not None else ())]
     if not seen:
         return
-    scope, now = caller_scope(request.headers.items()), time.time()
+    scope, now = caller_scope(headers), time.time()
     records = [r for value in seen for r in records_in(value, scope=scope, seen_at=now)]
     if not records:
         return
     try:
-        await request.config_dict[TASK_INDEX].put(agent_key(exchange.upstream.url), records)
+        await store.put(agent_key(exchange.upstream.url), records)
     except UpstreamUnavailable as err:
         log.warning("task_index_unavailable", error=err.message)

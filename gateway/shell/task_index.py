@@ -55,8 +55,8 @@ class MemoryStore:
         tasks = self._agents.setdefault(agent, OrderedDict())
         expires = time.monotonic() + self.ttl
         for record in records:
-            tasks.pop(record.id, None)
-            tasks[record.id] = (record, expires)
+            old = tasks.pop(record.id, None)
+            tasks[record.id] = (record.after(old[0] if old is not None else None), expires)
         while len(tasks) > self.max_tasks:
             tasks.popitem(last=False)
 
@@ -96,7 +96,13 @@ class RedisStore:
         return f"{self.prefix}{agent}:scope:{scope}"
 
     async def put(self, agent: str, records: Iterable[TaskRecord]) -> None:
+        records = list(records)
         try:
+            observed = [r.id for r in records if r.observed]   # their stored records decide their timestamps
+            if observed:
+                stored = await self._redis.mget([self._task(agent, i) for i in observed])
+                kept = {i: _record(raw) for i, raw in zip(observed, stored, strict=True)}
+                records = [r.after(kept.get(r.id)) for r in records]
             async with self._redis.pipeline(transaction=False) as pipe:
                 for r in records:
                     scope = self._scope(agent, r.scope)

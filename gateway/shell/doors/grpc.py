@@ -1,6 +1,7 @@
 """The gRPC door: grpc.aio's server with both versions' A2AService on one port (generic handlers, bytes in
-and out: core.bindings.grpc decodes and encodes), each call carried to the agent's best interface and
-answered as gRPC (messages, a status with google.rpc.Status details, metadata), logged and counted once."""
+and out: core.bindings.grpc decodes and encodes), each call carried to the agent's best interface (or composed
+by shell.compose, its GrpcSeat) and answered as gRPC (messages, a status with google.rpc.Status details,
+metadata), logged and counted once."""
 
 from __future__ import annotations
 

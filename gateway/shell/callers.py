@@ -32,6 +32,10 @@ class StreamBudget:
     def over(self, written: int) -> bool:
         return 0 < self.max_bytes <= written
 
+    def spent(self, since: float, written: int) -> bool:
+        """Whether a stream opened at `since` (time.monotonic) and sent `written` bytes is over a budget."""
+        return self.over(written) or 0 < self.seconds <= time.monotonic() - since
+
 
 class LimitStore(Protocol):
     """Where callers' requests and open streams are counted: numbers in, numbers out."""

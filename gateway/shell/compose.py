@@ -7,6 +7,7 @@ agent's card has no push. A door takes part through a `Seat` (shell.http_seat, t
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -35,6 +36,7 @@ from gateway.core.operations import by_name
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange
+from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.task_index import TaskStore, agent_key, remember
 from gateway.shell.upstream import Upstream, read_bounded
@@ -74,6 +76,9 @@ class DoorCall(Protocol):
     def notes(self) -> list[Note]: ...
     @property
     def fields(self) -> dict[str, Any]: ...
+    @property
+    def budget(self) -> StreamBudget | None:
+        """The budgets of the caller's stream (shell.callers), while it holds a stream slot."""
 
 
 class Seat(Protocol[Answer_co, Out]):
@@ -230,6 +235,7 @@ async def _subscribe(seat: Seat[A, Out], iface: Interface) -> A:
             if isinstance(again, Result) and again.ok and isinstance(again.value, dict):
                 task = again.value
         relay = seat.relay(main)
+        opened = time.monotonic()
         await seat.start()
         written = await seat.write(relay.open_with(task))
         if live and not relay.done:
@@ -237,7 +243,7 @@ async def _subscribe(seat: Seat[A, Out], iface: Interface) -> A:
         if not resp.closed:
             resp.close()
         last = task_state(relay.tracked.get(task_id, {"task": task}))
-        written += await _follow(seat, iface, relay, task_id, last)
+        written += await _follow(seat, iface, relay, task_id, last, opened, written)
         return await seat.end(written, relay)
     finally:
         if not resp.closed:
@@ -247,14 +253,16 @@ async def _subscribe(seat: Seat[A, Out], iface: Interface) -> A:
 
 
 async def _follow(seat: Seat[Any, Out], iface: Interface, relay: StreamRelay[Any, Out], task_id: str,
-                  last: str | None) -> int:
+                  last: str | None, opened: float, before: int) -> int:
     """The agent's own stream is over but the task is not (an interrupted task has none on a v0.3 agent, and
     a2a-sdk 0.3 ends one at input-required): the task is read again every POLL_SECONDS and each new state sent
     as a status update, until a terminal state, the task gone, upstream.timeout.idle_stream without a change,
-    the drain, or a caller's stream that can take no more. Keep-alives as the relay sends them. Returns the
-    bytes written."""
+    the drain, a caller's stream that can take no more, or its budgets spent (the stream `opened` then, `before`
+    bytes sent before). Keep-alives as the relay sends them. Returns the bytes written."""
     settings, written, quiet, since_write = seat.door.settings, 0, 0.0, 0.0
-    while not subscription_over(last) and not seat.door.lifecycle.draining and not seat.ended:
+    budget = seat.door.budget
+    while not subscription_over(last) and not seat.door.lifecycle.draining and not seat.ended \
+            and not (budget is not None and budget.spent(opened, before + written)):
         await asyncio.sleep(POLL_SECONDS)
         quiet, since_write = quiet + POLL_SECONDS, since_write + POLL_SECONDS
         got = await _call(seat, iface, "get_task", {"id": task_id, "historyLength": 0})

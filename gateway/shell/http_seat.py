@@ -28,7 +28,15 @@ __all__ = ["HttpSeat", "forward"]
 
 
 async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
-    """A v1.0 call the agent's v0.3 interface cannot serve as v1.0 requires: composed; anything else: proxied."""
+    """A v1.0 call the agent's v0.3 interface cannot serve as v1.0 requires: composed; anything else: proxied.
+    A streaming call holds one of the caller's stream slots ([callers] max_streams) either way."""
+    if call.op.streaming:
+        async with ctx.stream_slot():
+            return await _forward(ctx, call, raw)
+    return await _forward(ctx, call, raw)
+
+
+async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     composed = await compose(HttpSeat(ctx, call))
     return composed if composed is not None else await proxy_forward(ctx, call, raw)
 
@@ -100,7 +108,8 @@ class HttpSeat:
     async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, bytes]) -> int:
         settings = self.ctx.settings
         return await pump(self._open(), resp, relay, heartbeat=settings.server.heartbeat_seconds,
-                          lifecycle=self.ctx.lifecycle, idle_timeout=settings.upstream.timeout.idle_stream)
+                          lifecycle=self.ctx.lifecycle, idle_timeout=settings.upstream.timeout.idle_stream,
+                          budget=self.ctx.budget)
 
     async def keepalive(self) -> int:
         return await self.write(KEEPALIVE)

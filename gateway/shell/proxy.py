@@ -72,11 +72,9 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     """Carry `call` to the best of the agent's interfaces: a pass-through when it speaks the caller's version
     and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route; once
     more when the agent turned out to speak another version than its card says (a read-only call). Past the
-    route's `migration.cutoff`, a v0.3 caller gets the version error instead."""
+    route's `migration.cutoff`, a v0.3 caller gets the version error instead. (A streaming call's stream
+    slot is held by the door's forward, shell.http_seat, around this and the composed flows alike.)"""
     check_cutoff(ctx.settings.migration, call.version)
-    if call.op.streaming:   # the caller's stream slot, held while its stream is relayed
-        async with ctx.stream_slot():
-            return await _relearning(ctx, call, raw)
     return await _relearning(ctx, call, raw)
 
 

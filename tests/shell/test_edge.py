@@ -372,3 +372,45 @@ async def test_stripped_credentials_still_scope_the_task_index(fake_agent_factor
     assert bob["result"]["tasks"] == [], bob
     _, alice, _ = await _rpc(gw, listing, **{"X-API-Key": "ka"})
     assert [t["id"] for t in alice["result"]["tasks"]] == ["t-alice"], alice
+
+
+async def _subscribable(fake_agent_factory: Any) -> FakeAgent:
+    """A v0.3 agent with a working task t1 whose subscription sends 40 updates, 50 ms apart."""
+    fake: FakeAgent = await fake_agent_factory("0.3")
+    working = {"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "working"}}
+    update = {"kind": "status-update", "taskId": "t1", "contextId": "c1", "final": False,
+              "status": {"state": "working"}}
+    for _ in range(2):
+        fake.reply_json("tasks/get", working)
+    fake.reply_sse("tasks/resubscribe", [update] * 40, delay=0.05)
+    return fake
+
+
+async def test_composed_subscriptions_hold_a_stream_slot_and_budget(fake_agent_factory: Any,
+                                                                    gateway_factory: GatewayFactory) -> None:
+    """A v1.0 caller's SubscribeToTask in front of a v0.3 agent is composed (the Task first, then the agent's
+    events): it holds one of the caller's stream slots as a relayed stream does, and its byte budget ends it."""
+    fake = await _subscribable(fake_agent_factory)
+    gw = await gateway_factory(fake.url, callers__max_streams=1, callers__max_stream_bytes=600)
+    subscribe = {**V10_SEND, "method": "SubscribeToTask", "params": {"id": "t1"}}
+    headers = {"A2A-Version": "1.0", "User-Agent": "s", "Accept": "text/event-stream"}
+    async with gw.post("/", json=subscribe, headers=headers) as first:
+        assert first.status == 200
+        head = await first.content.readline()
+        status, reply, _ = await _rpc(gw, V10_STREAM, **{"User-Agent": "s"})
+        assert status == 429 and "max_streams" in reply["error"]["message"], reply
+        streamed = head + await asyncio.wait_for(first.read(), 5)
+    assert b": draining" in streamed and len(streamed) < 1400, streamed   # not the agent's 40 events
+
+
+async def test_composed_grpc_subscriptions_keep_their_budget(fake_agent_factory: Any, grpc_gateway: Any) -> None:
+    """The same composed subscription over the gRPC door ends cleanly (OK) at its time budget, and does not go
+    on to follow the task once it is spent."""
+    fake = await _subscribable(fake_agent_factory)
+    _, _, channel = await grpc_gateway(fake, callers__max_stream_seconds=0.5)
+    request = message_class(Version.V10, "SubscribeToTaskRequest")(id="t1").SerializeToString()
+    started = time.monotonic()
+    call = channel.unary_stream("/lf.a2a.v1.A2AService/SubscribeToTask")(request, timeout=5)
+    messages = [message async for message in call]
+    assert await call.code() is grpc.StatusCode.OK and 1 < len(messages) < 41, len(messages)
+    assert time.monotonic() - started < 2   # the agent's 40 updates take 2 s

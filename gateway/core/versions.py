@@ -92,6 +92,8 @@ def upstream_version_headers(upstream: Version) -> dict[str, str]:
 
 def merge_extensions(*values: str | None) -> str | None:
     """Merge extension header values: comma-split, strip, drop empties, dedupe keeping first order."""
+    if not any(values):   # the common case: no extensions on either spelling
+        return None
     seen: dict[str, None] = {}
     for value in values:
         for item in (value or "").split(","):

@@ -355,19 +355,20 @@ def record(ctx: Recorded, status: int) -> None:
     """The one log line of an exchange whose reply had `status` (HTTP, or the gRPC door's), and its metrics."""
     duration = time.monotonic() - ctx.started
     outcome = ctx.outcome or ("ok" if status < 400 else "error")
-    log_exchange(notes=ctx.notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome,
-                 **ctx.fields)
+    notes, fields = ctx.notes, ctx.fields
+    log_exchange(notes=notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome, **fields)
     at = bound()
-    ctx.metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),
-                         client_version=str(at.get("client_version", "")),
-                         upstream_version=str(at.get("upstream_version", "")), binding=str(at.get("binding", "")),
-                         outcome=outcome, duration_s=duration, notes=ctx.notes)
-    if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
-        ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
+    route, operation = str(at.get("route", "default")), str(at.get("operation", "unknown"))
+    metrics = ctx.metrics
+    metrics.exchange(route=route, operation=operation, client_version=str(at.get("client_version", "")),
+                     upstream_version=str(at.get("upstream_version", "")), binding=str(at.get("binding", "")),
+                     outcome=outcome, duration_s=duration, notes=notes)
+    if fields.get("code") == InvalidAgentResponse.jsonrpc_code:
+        metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
     seen = ctx.caller_seen()
-    if seen is not None and at.get("operation") != CARD_OPERATION:
-        seen.migration.record(route=str(at.get("route", "default")), headers=seen.headers,
-                              version=seen.version.value, binding=seen.binding.value, notes=ctx.notes)
+    if seen is not None and operation != CARD_OPERATION:
+        seen.migration.record(route=route, headers=seen.headers, version=seen.version._value_,
+                              binding=seen.binding._value_, notes=notes)
 
 
 async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:

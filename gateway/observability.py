@@ -76,7 +76,7 @@ def bind_exchange(**fields: object) -> None:
 def open_exchange(**fields: object) -> None:
     """Start a new exchange in the current context: only `fields` bound (None values skipped, enums by
     value), whatever was bound before forgotten; clear() then bind_exchange() in one step."""
-    _fields.set({k: plain(v) for k, v in fields.items() if v is not None})
+    _fields.set({k: v._value_ if isinstance(v, Enum) else v for k, v in fields.items() if v is not None})   # plain()
 
 
 def bind(**fields: object) -> None:

@@ -30,8 +30,14 @@ _VERSION_RE = re.compile(r"(\d{1,9})(?:\.\d{1,9}){0,2}", re.ASCII)
 SUPPORTED = ", ".join(v.value for v in Version)
 
 
+_SPELLED = {"0.3": Version.V03, "1.0": Version.V10}   # what clients send, read without the pattern
+
+
 def parse_version(raw: str | None) -> Version:
     """`Major.Minor[.patch]` → Version; None, empty or blank means 0.3 (S10 §3.6.2)."""
+    known = _SPELLED.get(raw) if raw is not None else None
+    if known is not None:
+        return known
     text = (raw or "").strip()
     if not text:
         return Version.V03

@@ -100,7 +100,10 @@ def _dup(transport: asyncio.BaseTransport | None) -> socket.socket | None:
     """A socket of its own on the transport's connection: it stays open after aiohttp closes its own, to be
     asked how the connection ended (uvloop's socket object cannot be asked)."""
     sock = transport.get_extra_info("socket") if transport is not None else None
-    return None if sock is None else socket.socket(fileno=os.dup(sock.fileno()))
+    if sock is None:
+        return None
+    # family, type and protocol given: socket() would otherwise ask the kernel for each (three system calls)
+    return socket.socket(sock.family, sock.type, sock.proto, os.dup(sock.fileno()))
 
 
 def _closed_by_peer(transport: asyncio.BaseTransport | None) -> bool:

@@ -499,7 +499,6 @@ class Upstream:
         """The request sent until its reply's head, retried on a fresh connection with backoff while the
         failure proves the agent never got it (see retry_reason), within `deadline` (loop time) and
         upstream.retry_attempts; the last failure or reply stands when no retry is left."""
-        loop = asyncio.get_running_loop()
         attempt = 0
         watch: list[socket.socket] = []   # a read-only call is sent again on any lost connection: none kept
         token = _WATCH.set(None if read_only else watch)
@@ -511,7 +510,7 @@ class Upstream:
                 reason = retry_reason(exc, read_only)
                 if reason is None and isinstance(exc, aiohttp.ServerDisconnectedError) and await _reset_follows(watch):
                     reason = "reset"
-                delay = self._backoff(attempt, loop.time(), deadline)
+                delay = self._backoff(attempt, _loop_time(), deadline)
                 if reason is None or delay is None:
                     _unwatch(watch, token)
                     raise
@@ -519,7 +518,7 @@ class Upstream:
                 _unwatch(watch, token)
                 raise
             else:
-                delay = self._backoff(attempt, loop.time(), deadline) if read_only and resp.status in \
+                delay = self._backoff(attempt, _loop_time(), deadline) if read_only and resp.status in \
                     RETRY_STATUSES else None
                 if delay is None:
                     _unwatch(watch, token)
@@ -548,6 +547,12 @@ class Upstream:
 
 RETRY_STATUSES = frozenset({502, 503, 504})   # a read-only call is sent again on these
 RETRY_MAX_DELAY_SECONDS = 1.0
+
+
+def _loop_time() -> float:
+    """The loop's clock, looked up only when a retry is weighed (finding the running loop costs a getpid()
+    system call in CPython 3.11)."""
+    return asyncio.get_running_loop().time()
 
 
 def _unwatch(watch: list[socket.socket], token: contextvars.Token[list[socket.socket] | None]) -> None:

@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 from contextvars import ContextVar
 from enum import Enum
 from typing import Any, Literal, TextIO, cast
@@ -251,14 +251,23 @@ def _json_fallback(obj: object) -> object:
 
 
 class _JsonLine:
-    """The JSON renderer's serializer: json.dumps(line, default=…) builds a new encoder for every line;
-    this one is built once and writes the same text."""
+    """The JSON renderer's serializer: json.dumps(line, default=…) builds a new encoder for every line, and
+    JSONEncoder.encode a new C encoder; this one is the C encoder, built once with json.dumps' settings
+    (ASCII escapes, its separators), and writes the same text. Without the circular-reference check, which
+    a log line's values (the gateway's own) never need: one would end in RecursionError, not ValueError."""
 
     def __init__(self) -> None:
-        self._encode = json.JSONEncoder(default=_json_fallback).encode
+        c_encoder = getattr(json.encoder, "c_make_encoder", None)   # (None without the _json accelerator)
+        if c_encoder is None:
+            self._chunks: Callable[[object, int], Iterable[str]] | None = None
+            self._encode = json.JSONEncoder(default=_json_fallback).encode
+        else:
+            self._chunks = c_encoder(None, _json_fallback, json.encoder.encode_basestring_ascii, None, ": ", ", ",
+                                     False, False, True)
 
     def __call__(self, obj: object, **_: object) -> str:
-        return self._encode(obj)
+        chunks = self._chunks
+        return self._encode(obj) if chunks is None else "".join(chunks(obj, 0))
 
 
 class _NamedWriteLogger(structlog.WriteLogger):

@@ -32,7 +32,7 @@ from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_
 from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, body_response, respond
 from gateway.shell.relay import Relay, pump, start_stream
-from gateway.shell.task_index import remember
+from gateway.shell.task_index import TASK_INDEX, remember
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import grpc_target, public_base
 
@@ -162,7 +162,8 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         return await translated(ctx, call, fallbacks[0], fallbacks[1:])
     finally:
         ctx.notes.extend(exchange.notes)
-        await remember(ctx.request, exchange)   # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
+        # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
+        await remember(ctx.request.config_dict[TASK_INDEX], ctx.request.headers.items(), exchange)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed

@@ -31,7 +31,7 @@ from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
-from gateway.shell.pipeline import Context, respond
+from gateway.shell.pipeline import Context, body_response, respond
 from gateway.shell.relay import Relay, pump, start_stream
 from gateway.shell.task_index import TASK_INDEX, remember
 from gateway.shell.upstream import read_bounded
@@ -356,10 +356,7 @@ def _relayed(ctx: Context, iface: Interface, status: int, headers: AnyHeaders, b
     """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay."""
     content_type = relayed_reply(iface.binding, status, headers, body)
     ctx.outcome = "ok" if status < 400 else "error"
-    response = web.Response(body=body or None, status=status, headers=client_response_headers(headers, iface.version))
-    if body:
-        response.content_type = content_type
-    return response
+    return body_response(status, body, content_type, client_response_headers(headers, iface.version))
 
 
 def relayed_reply(binding: Binding, status: int, headers: AnyHeaders, body: bytes) -> str:

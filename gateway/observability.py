@@ -7,8 +7,9 @@ import json
 import logging
 import sys
 import threading
+import time
 from collections import Counter
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 from contextvars import ContextVar
 from enum import Enum
 from typing import Any, Literal, TextIO, cast
@@ -62,38 +63,20 @@ def merge_exchange(logger: object, method_name: str, event_dict: MutableMapping[
     return event_dict
 
 
-def bind_exchange(
-    *,
-    request_id: str | None = None,
-    client_version: object = None,
-    upstream_version: object = None,
-    method: str | None = None,
-    binding: object = None,
-    **fields: object,
-) -> None:
+def bind_exchange(**fields: object) -> None:
     """Bind fields to every line logged from the current context (one aiohttp request runs in its own
     task, so its bindings stay its own). None values are skipped; enums are logged by value."""
     new = dict(_fields.get())
-    if request_id is not None:
-        new["request_id"] = request_id
-    if client_version is not None:
-        new["client_version"] = plain(client_version)
-    if upstream_version is not None:
-        new["upstream_version"] = plain(upstream_version)
-    if method is not None:
-        new["method"] = method
-    if binding is not None:
-        new["binding"] = plain(binding)
     for key, value in fields.items():
         if value is not None:
-            new[key] = plain(value)
+            new[key] = value._value_ if isinstance(value, Enum) else value   # plain(), inline: once per field
     _fields.set(new)
 
 
 def open_exchange(**fields: object) -> None:
     """Start a new exchange in the current context: only `fields` bound (None values skipped, enums by
     value), whatever was bound before forgotten; clear() then bind_exchange() in one step."""
-    _fields.set({k: plain(v) for k, v in fields.items() if v is not None})
+    _fields.set({k: v._value_ if isinstance(v, Enum) else v for k, v in fields.items() if v is not None})   # plain()
 
 
 def bind(**fields: object) -> None:
@@ -211,7 +194,7 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
         logger_factory=factory,
         cache_logger_on_first_use=False,
     )
-    _direct = _DirectLine(processors, (wrapper, factory), level, stamper, json_line,
+    _direct = _DirectLine(processors, (wrapper, factory), level, json_line,
                           factory("gateway.exchange")) if settings.format == "json" else None
     _route_stdlib(out, shared, renderer, level)
 
@@ -268,14 +251,23 @@ def _json_fallback(obj: object) -> object:
 
 
 class _JsonLine:
-    """The JSON renderer's serializer: json.dumps(line, default=…) builds a new encoder for every line;
-    this one is built once and writes the same text."""
+    """The JSON renderer's serializer: json.dumps(line, default=…) builds a new encoder for every line, and
+    JSONEncoder.encode a new C encoder; this one is the C encoder, built once with json.dumps' settings
+    (ASCII escapes, its separators), and writes the same text. Without the circular-reference check, which
+    a log line's values (the gateway's own) never need: one would end in RecursionError, not ValueError."""
 
     def __init__(self) -> None:
-        self._encode = json.JSONEncoder(default=_json_fallback).encode
+        c_encoder = getattr(json.encoder, "c_make_encoder", None)   # (None without the _json accelerator)
+        if c_encoder is None:
+            self._chunks: Callable[[object, int], Iterable[str]] | None = None
+            self._encode = json.JSONEncoder(default=_json_fallback).encode
+        else:
+            self._chunks = c_encoder(None, _json_fallback, json.encoder.encode_basestring_ascii, None, ": ", ", ",
+                                     False, False, True)
 
     def __call__(self, obj: object, **_: object) -> str:
-        return self._encode(obj)
+        chunks = self._chunks
+        return self._encode(obj) if chunks is None else "".join(chunks(obj, 0))
 
 
 class _NamedWriteLogger(structlog.WriteLogger):
@@ -350,7 +342,8 @@ def log_exchange(
 ) -> None:
     """The one line per exchange: the bound context plus `fields` (status, duration_ms, …) and, when
     there are any, the exchange's translation notes as a `notes` list (which are also counted)."""
-    notes = list(notes)
+    if type(notes) is not list:
+        notes = list(notes)
     if notes:
         NOTE_COUNTER.add(notes)
         fields["notes"] = notes_as_json(notes)
@@ -368,13 +361,12 @@ class _DirectLine:
     (capture_logs(), which changes the processors in place, or another configure() replaces it, and the
     generic path takes over)."""
 
-    __slots__ = ("encode", "min_level", "others", "processors", "shape", "stamp", "writer")
+    __slots__ = ("encode", "min_level", "others", "processors", "shape", "writer")
 
     def __init__(self, processors: list[Processor], others: tuple[object, object], min_level: int,
-                 stamper: structlog.processors.TimeStamper, encode: _JsonLine, writer: _NamedWriteLogger) -> None:
+                 encode: _JsonLine, writer: _NamedWriteLogger) -> None:
         self.processors, self.shape, self.others = processors, tuple(processors), others
         self.min_level, self.encode, self.writer = min_level, encode, writer
-        self.stamp = stamper.__call__
 
     def in_force(self) -> bool:
         config = structlog.get_config()
@@ -385,16 +377,34 @@ class _DirectLine:
     def write(self, event: str, level: Level, fields: dict[str, object]) -> None:
         if _LEVELS[level] < self.min_level:
             return
-        line: EventDict = {k: plain(v) for k, v in fields.items()}
+        line: EventDict = {k: v._value_ if isinstance(v, Enum) else v for k, v in fields.items()}   # plain()
         line["event"] = event
-        for key, value in _fields.get().items():   # merge_exchange
-            line.setdefault(key, value)
+        context = _fields.get()   # merge_exchange: the bound fields under the line's own
+        if line.keys().isdisjoint(context):
+            line.update(context)
+        else:
+            for key, value in context.items():
+                line.setdefault(key, value)
         line.setdefault("logger", "gateway.exchange")   # _add_logger_name
         line["level"] = level   # add_log_level
-        self.stamp(None, level, line)   # TimeStamper
+        line["timestamp"] = _utc_now()   # TimeStamper(fmt="iso", utc=True)
         if "exc_info" in line:   # format_exc_info
             line = structlog.processors.format_exc_info(None, level, line)
         self.writer.msg(self.encode(line))
+
+
+def _utc_now() -> str:
+    """The time as TimeStamper(fmt="iso", utc=True) writes it (`datetime.now(timezone.utc).isoformat()`,
+    `+00:00` as `Z`), from the clock's nanoseconds, with the date and time of day made once a second."""
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
+    global _second
+    if _second[0] != seconds:
+        _second = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)))
+    micros = nanos // 1000
+    return f"{_second[1]}.{micros:06d}Z" if micros else f"{_second[1]}Z"
+
+
+_second: tuple[int, str] = (-1, "")   # the last second _utc_now wrote, and its text
 
 
 _direct: _DirectLine | None = None   # set by a JSON configure()

@@ -348,7 +348,7 @@ _TABLE: tuple[Key, ...] = (
         "metrics combined. Under Kubernetes keep 1 and scale with replicas.",
         check=ONE_OR_MORE),
     Key("server.event_loop", "enum", "auto",
-        "The asyncio event loop: \"auto\" uses uvloop when it is installed (the `uvloop` extra), "
+        "The asyncio event loop: \"auto\" uses uvloop when it is installed (a dependency everywhere but Windows), "
         "\"uvloop\" requires it, \"asyncio\" is the standard loop.",
         choices=("auto", "asyncio", "uvloop"), check=check_event_loop),
     Key("upstream.url", "str", REQUIRED,

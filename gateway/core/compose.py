@@ -9,7 +9,7 @@ import binascii
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,10 +62,22 @@ class TaskRecord:
     state: str           # the v1.0 state name
     timestamp: float     # the status timestamp (or when the gateway saw it), seconds since the epoch
     scope: str           # caller_scope() of the request it came with
+    observed: bool = False   # the agent sent no status timestamp: `timestamp` is when the gateway saw the state
 
     def to_json(self) -> JsonObj:
-        return {"id": self.id, "contextId": self.context_id, "state": self.state, "ts": self.timestamp,
-                "scope": self.scope}
+        out: JsonObj = {"id": self.id, "contextId": self.context_id, "state": self.state, "ts": self.timestamp,
+                        "scope": self.scope}
+        if self.observed:
+            out["observed"] = True
+        return out
+
+    def after(self, stored: TaskRecord | None) -> TaskRecord:
+        """The record to keep in place of `stored` (the one kept so far, if any): a state seen again without
+        the agent's timestamp keeps the moment it was first seen, so that listings keep their order and their
+        page tokens while nothing changes (a2a-sdk 0.3's HTTP+JSON binding sends no status timestamp)."""
+        if self.observed and stored is not None and stored.state == self.state:
+            return replace(self, timestamp=stored.timestamp, observed=stored.observed)
+        return self
 
     @classmethod
     def from_json(cls, value: Any) -> TaskRecord | None:
@@ -76,7 +88,7 @@ class TaskRecord:
         if type(task_id) is not str or type(context) is not str or type(state) is not str \
                 or type(scope) is not str or type(ts) not in (int, float):
             return None
-        return cls(task_id, context, state, float(ts or 0), scope)
+        return cls(task_id, context, state, float(ts or 0), scope, value.get("observed") is True)
 
 
 def caller_scope(headers: Iterable[tuple[str, str]]) -> str:
@@ -112,7 +124,8 @@ def _state(value: Any) -> str | None:
 
 def records_in(value: Any, *, scope: str, seen_at: float) -> list[TaskRecord]:
     """The tasks a v1.0 result or stream item shows: a Task, `{task}` (SendMessage, StreamResponse) or a
-    `{statusUpdate}`; a Message or anything else shows none. `seen_at` stands in for a missing timestamp."""
+    `{statusUpdate}`; a Message or anything else shows none. `seen_at` stands in for a missing timestamp
+    (the record is then `observed`)."""
     if not isinstance(value, dict):
         return []
     if isinstance(value.get("task"), dict):
@@ -127,7 +140,7 @@ def records_in(value: Any, *, scope: str, seen_at: float) -> list[TaskRecord]:
     context = value.get("contextId")
     ts = timestamp_key(status.get("timestamp"))
     return [TaskRecord(task_id, context if type(context) is str else "", state, seen_at if ts is None else ts,
-                       scope)]
+                       scope, observed=ts is None)]
 
 
 # ---- ListTasks --------------------------------------------------------------------------------------

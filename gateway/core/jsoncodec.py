@@ -33,6 +33,8 @@ __all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_reencoded", "loads_rel
 # surrogates) as MalformedEnvelope; writing a value back resolves repeated names and escapes controls.
 MAX_DEPTH = 1024  # ujson's own bound; JSON-RPC requests are held to a lower one (bindings.jsonrpc)
 
+# Substring tests on bytes are spelled `data.find(needle) >= 0`: CPython's `needle in data` first tries the
+# needle as an integer and raises (and clears) a TypeError per test, several times per request here.
 _dumps = ujson.dumps
 _loads = ujson.loads
 _CONTROLS = bytes(range(0x20))
@@ -80,9 +82,9 @@ def loads_relayed(data: bytes | str, *, plain: bool = False) -> Any:
     if plain:
         return value
     if type(data) is bytes:
-        if b"NaN" in data or b"Infinity" in data or len(data.translate(None, _CONTROLS)) != len(data):
+        if data.find(b"NaN") >= 0 or data.find(b"Infinity") >= 0 or len(data.translate(None, _CONTROLS)) != len(data):
             _exact(data, _GRAMMAR)  # NaN may be inside a string, a tab between tokens: the exact reader tells
-        if b"\\u" in data and _may_have_surrogate(data):
+        if data.find(b"\\u") >= 0 and _may_have_surrogate(data):
             _surrogates(value)
         return value
     if "NaN" in data or "Infinity" in data or _has_control(data):
@@ -96,7 +98,7 @@ def plain_text(region: bytes) -> bool:
     """Whether `region` (several events' bytes, line ends included) holds nothing `loads_relayed` looks at
     twice: no NaN or Infinity, no escape `\\u`, no control character but line ends. Scanned once for all
     the events of a chunk, it spares their single-line data the per-event scans."""
-    return not (b"NaN" in region or b"Infinity" in region or b"\\u" in region
+    return not (region.find(b"NaN") >= 0 or region.find(b"Infinity") >= 0 or region.find(b"\\u") >= 0
                 or len(region.translate(None, _CONTROLS_BUT_EOL)) != len(region))
 
 
@@ -192,7 +194,7 @@ def _unique_names(value: Any, data: Any, members: int, at: _Needles) -> bool:
     - `":` counted: with no escaped quote in the text (no `"` inside a string) and no quote followed by a
       space (no name written `"a" :`), each member of the text is exactly one `":`.
     - else all colons counted, less those inside the decoded strings (unless one is written \\u003a)."""
-    if at.escaped_quote not in data and at.quote_space not in data and data.count(at.member) == members:
+    if data.find(at.escaped_quote) < 0 and data.find(at.quote_space) < 0 and data.count(at.member) == members:
         return True
     extra = data.count(at.colon) - members
     if extra == 0:
@@ -248,7 +250,7 @@ def _exact(data: bytes | str, reader: json.JSONDecoder = _EXACT) -> None:
 
 def _may_have_surrogate(data: Any) -> bool:
     at = _BYTES if type(data) is bytes else _STR
-    return bool(at.surrogates[0] in data or at.surrogates[1] in data)
+    return bool(data.find(at.surrogates[0]) >= 0 or data.find(at.surrogates[1]) >= 0)
 
 
 def _surrogates(value: Any) -> None:

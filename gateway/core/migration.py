@@ -159,7 +159,10 @@ class Stats:
             if len(self.callers) > 2 * self.max_callers:
                 self._fold()
                 who = self.callers.get(caller) or self.callers.setdefault(OTHER, _Caller())
-        who.by.setdefault(key, _Series()).add(now)
+        mine = who.by.get(key)
+        if mine is None:   # (not setdefault: it would build a series per exchange to throw away)
+            mine = who.by[key] = _Series()
+        mine.add(now)
         for note in notes:
             stat = self.notes.get((route, note.code))
             if stat is None:

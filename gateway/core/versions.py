@@ -30,8 +30,14 @@ _VERSION_RE = re.compile(r"(\d{1,9})(?:\.\d{1,9}){0,2}", re.ASCII)
 SUPPORTED = ", ".join(v.value for v in Version)
 
 
+_SPELLED = {"0.3": Version.V03, "1.0": Version.V10}   # what clients send, read without the pattern
+
+
 def parse_version(raw: str | None) -> Version:
     """`Major.Minor[.patch]` → Version; None, empty or blank means 0.3 (S10 §3.6.2)."""
+    known = _SPELLED.get(raw) if raw is not None else None
+    if known is not None:
+        return known
     text = (raw or "").strip()
     if not text:
         return Version.V03
@@ -92,6 +98,8 @@ def upstream_version_headers(upstream: Version) -> dict[str, str]:
 
 def merge_extensions(*values: str | None) -> str | None:
     """Merge extension header values: comma-split, strip, drop empties, dedupe keeping first order."""
+    if not any(values):   # the common case: no extensions on either spelling
+        return None
     seen: dict[str, None] = {}
     for value in values:
         for item in (value or "").split(","):

@@ -22,7 +22,9 @@ from typing import Any, Protocol, TypeVar
 from aiohttp import web
 
 from gateway.config import BY_NAME, ConfigError, Settings
-from gateway.core.errors import GatewayOverloaded
+from gateway.core.errors import GatewayError, GatewayOverloaded, InvalidRequest
+from gateway.core.exchange import error_reply
+from gateway.core.types import Binding, Version
 from gateway.observability import bound, configure, get_logger
 from gateway.shell.metrics import Metrics
 from gateway.shell.upstream import Pool, Upstream
@@ -34,6 +36,7 @@ __all__ = [
     "ROUTED_RESTART_PREFIXES",
     "Deadlines",
     "Drained",
+    "FramingErrors",
     "Lifecycle",
     "ListenFailed",
     "Listener",
@@ -543,17 +546,52 @@ class Deadlines(asyncio.Protocol):
         self._inner.resume_writing()
 
 
-class DeadlineSite(web.BaseSite):
-    """The main listener: aiohttp's TCP listener with each connection's protocol wrapped in Deadlines.
-    A BaseSite subclass is how aiohttp itself adds listeners (TCPSite, UnixSite, SockSite); this one
-    differs from TCPSite only in the protocol factory, and leaves aiohttp's request handling untouched."""
+class FramingErrors(web.RequestHandler):
+    """aiohttp's connection handler, with what aiohttp answers by itself in the caller's shape: a request
+    its parser cannot take apart (broken chunked framing, Content-Length beside Transfer-Encoding, bytes a
+    header may not hold, a bad request line) gets a JSON-RPC error with a null id instead of aiohttp's
+    text/plain page, and so would an exception that ever got past the pipeline's boundary. Such a request
+    was never read, so its door, version and id are unknown: the JSON-RPC envelope (the same in both
+    versions, and JSON any REST client can read) is the one shape left; the HTTP status stays aiohttp's and
+    the connection is closed behind the answer, as aiohttp does (the framing is lost)."""
 
-    __slots__ = ("_host", "_lifecycle", "_port", "_reuse_port")
+    __slots__ = ("_lifecycle",)
+
+    def __init__(self, manager: web.Server, lifecycle: Lifecycle, **kwargs: Any) -> None:
+        super().__init__(manager, loop=asyncio.get_running_loop(), **kwargs)
+        self._lifecycle = lifecycle
+
+    def handle_error(self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        if request.writer.output_size > 0:   # a reply has begun: the connection is all that can be closed
+            raise ConnectionError("the reply is sent already, cannot send an error after it")
+        err: GatewayError
+        if status >= 500:
+            log.error("internal_error", status=status, error=f"{type(exc).__name__}: {exc}" if exc else None,
+                      exc_info=exc)
+            err = GatewayError("internal error")
+        else:
+            log.info("malformed_http", status=status, detail=message or str(exc or ""))
+            err = InvalidRequest(f"malformed HTTP request: {message or exc or 'cannot be parsed'}")
+        reply = error_reply(err, Version.V10, Binding.JSONRPC, None, self._lifecycle.settings.quirks)
+        resp = web.Response(status=status, body=reply.body, content_type="application/json")
+        resp.force_close()
+        return resp
+
+
+class DeadlineSite(web.BaseSite):
+    """The main listener: aiohttp's TCP listener with each connection's protocol a FramingErrors handler
+    wrapped in Deadlines. A BaseSite subclass is how aiohttp itself adds listeners (TCPSite, UnixSite,
+    SockSite); this one differs from TCPSite only in the protocol factory. `handler` is the keyword
+    arguments the runner gives aiohttp's own handlers (the same keep-alive and logging)."""
+
+    __slots__ = ("_handler", "_host", "_lifecycle", "_port", "_reuse_port")
 
     def __init__(self, runner: web.BaseRunner, host: str, port: int, lifecycle: Lifecycle, *,
-                 reuse_port: bool | None = None) -> None:
+                 handler: dict[str, Any], reuse_port: bool | None = None) -> None:
         super().__init__(runner)
         self._host, self._port, self._lifecycle, self._reuse_port = host, port, lifecycle, reuse_port
+        self._handler = handler
 
     @property
     def name(self) -> str:
@@ -568,7 +606,8 @@ class DeadlineSite(web.BaseSite):
         # aiohttp's 128 makes a burst of a thousand clients wait for their SYN to be sent again
         backlog = max(self._backlog, lifecycle.settings.limits.max_client_connections)
         self._server = await asyncio.get_running_loop().create_server(
-            lambda: Deadlines(server(), lifecycle), self._host, self._port, backlog=backlog,
+            lambda: Deadlines(FramingErrors(server, lifecycle, **self._handler), lifecycle), self._host, self._port,
+            backlog=backlog,
             reuse_port=self._reuse_port)
 
 
@@ -614,9 +653,11 @@ class Process:
         self.admin = admin
         self.loader = loader
         self.reuse_port = reuse_port
-        idle = lifecycle.settings.server.idle_timeout_seconds
-        self.runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True,
-                                    shutdown_timeout=CANCEL_WAIT_SECONDS, keepalive_timeout=idle)
+        # what each connection's handler is given, by the runner's server and by DeadlineSite alike
+        self.handler: dict[str, Any] = {"access_log": None,
+                                        "keepalive_timeout": lifecycle.settings.server.idle_timeout_seconds}
+        self.runner = web.AppRunner(app, handle_signals=False, handler_cancellation=True,
+                                    shutdown_timeout=CANCEL_WAIT_SECONDS, **self.handler)
         self.admin_runner = (web.AppRunner(admin, handle_signals=False, access_log=None,
                                            shutdown_timeout=1.0) if admin is not None else None)
         self.site: DeadlineSite | None = None
@@ -637,7 +678,8 @@ class Process:
         """Open the listeners; ListenFailed (one line naming the key to change) when one cannot be."""
         await self.runner.setup()
         self.lifecycle.server = self.runner.server
-        self.site = DeadlineSite(self.runner, host, port, self.lifecycle, reuse_port=self.reuse_port or None)
+        self.site = DeadlineSite(self.runner, host, port, self.lifecycle, handler=self.handler,
+                                 reuse_port=self.reuse_port or None)
         try:
             await self.site.start()
         except OSError as exc:

@@ -41,9 +41,8 @@ from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, deprecation
 from gateway.shell.upstream import Upstream
 
-__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "deprecation_headers",
-           "read_body", "record", "respond",
-           "serve"]
+__all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "body_response",
+           "deprecation_headers", "read_body", "record", "respond", "serve"]
 
 log = get_logger("gateway.exchange")
 
@@ -182,10 +181,21 @@ CONTEXT = web.RequestKey("gateway_context", Context)  # the request's exchange, 
 
 
 def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Response:
-    response = web.Response(body=reply.body or None, status=reply.status, headers=headers)
-    if reply.body:
-        response.content_type = reply.content_type
-    return response
+    return body_response(reply.status, reply.body, reply.content_type, headers)
+
+
+def body_response(status: int, body: bytes, content_type: str, headers: CIMultiDict[str] | None) -> web.Response:
+    """A reply of `status` with `body` of `content_type` (no body, no type) and `headers` (which hold no
+    Content-Type). The type goes to the constructor, which writes the header as it is: the content_type
+    setter parses and rebuilds it, more than half the cost of a small reply (one with a charset parameter,
+    which the constructor refuses, takes the setter)."""
+    if not body:
+        return web.Response(status=status, headers=headers)
+    if "charset" in content_type:
+        response = web.Response(body=body, status=status, headers=headers)
+        response.content_type = content_type
+        return response
+    return web.Response(body=body, status=status, headers=headers, content_type=content_type)
 
 
 async def read_body(request: web.Request, limit: int) -> bytes:
@@ -233,7 +243,8 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
     the latter with its traceback logged), then the one log line and the metrics."""
     ctx = Context(request, caller)
     request[CONTEXT] = ctx
-    open_exchange(request_id=ctx.request_id, binding=caller.label, route=request.app.get(ROUTE_NAME, "default"),
+    app = ctx.app
+    open_exchange(request_id=ctx.request_id, binding=caller.label, route=app.get(ROUTE_NAME, "default"),
                   operation=operation)
     try:
         overloaded = OVERLOADED.get()
@@ -242,7 +253,7 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
             ctx.outcome = "rejected"
             await _learn_caller(ctx)
             raise overloaded
-        guard = None if public else request.app.get(GUARD)
+        guard = None if public else app.get(GUARD)
         if guard is not None:
             await _admit(ctx, guard)
         result = await door(ctx)
@@ -355,19 +366,20 @@ def record(ctx: Recorded, status: int) -> None:
     """The one log line of an exchange whose reply had `status` (HTTP, or the gRPC door's), and its metrics."""
     duration = time.monotonic() - ctx.started
     outcome = ctx.outcome or ("ok" if status < 400 else "error")
-    log_exchange(notes=ctx.notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome,
-                 **ctx.fields)
+    notes, fields = ctx.notes, ctx.fields
+    log_exchange(notes=notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome, **fields)
     at = bound()
-    ctx.metrics.exchange(route=str(at.get("route", "default")), operation=str(at.get("operation", "unknown")),
-                         client_version=str(at.get("client_version", "")),
-                         upstream_version=str(at.get("upstream_version", "")), binding=str(at.get("binding", "")),
-                         outcome=outcome, duration_s=duration, notes=ctx.notes)
-    if ctx.fields.get("code") == InvalidAgentResponse.jsonrpc_code:
-        ctx.metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
+    route, operation = str(at.get("route", "default")), str(at.get("operation", "unknown"))
+    metrics = ctx.metrics
+    metrics.exchange(route=route, operation=operation, client_version=str(at.get("client_version", "")),
+                     upstream_version=str(at.get("upstream_version", "")), binding=str(at.get("binding", "")),
+                     outcome=outcome, duration_s=duration, notes=notes)
+    if fields.get("code") == InvalidAgentResponse.jsonrpc_code:
+        metrics.upstream_error("bad_reply")  # the agent's reply could not be read or translated
     seen = ctx.caller_seen()
-    if seen is not None and at.get("operation") != CARD_OPERATION:
-        seen.migration.record(route=str(at.get("route", "default")), headers=seen.headers,
-                              version=seen.version.value, binding=seen.binding.value, notes=ctx.notes)
+    if seen is not None and operation != CARD_OPERATION:
+        seen.migration.record(route=route, headers=seen.headers, version=seen.version._value_,
+                              binding=seen.binding._value_, notes=notes)
 
 
 async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:

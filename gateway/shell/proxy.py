@@ -30,9 +30,9 @@ from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.migration import check_cutoff
-from gateway.shell.pipeline import Context, respond
+from gateway.shell.pipeline import Context, body_response, respond
 from gateway.shell.relay import Relay, pump, start_stream
-from gateway.shell.task_index import remember
+from gateway.shell.task_index import TASK_INDEX, remember
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import grpc_target, public_base
 
@@ -162,7 +162,8 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         return await translated(ctx, call, fallbacks[0], fallbacks[1:])
     finally:
         ctx.notes.extend(exchange.notes)
-        await remember(ctx.request, exchange)   # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
+        # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
+        await remember(ctx.request.config_dict[TASK_INDEX], ctx.request.headers.items(), exchange)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
@@ -369,10 +370,7 @@ def _relayed(ctx: Context, iface: Interface, status: int, headers: AnyHeaders, b
     """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay."""
     content_type = relayed_reply(iface.binding, status, headers, body)
     ctx.outcome = "ok" if status < 400 else "error"
-    response = web.Response(body=body or None, status=status, headers=client_response_headers(headers, iface.version))
-    if body:
-        response.content_type = content_type
-    return response
+    return body_response(status, body, content_type, client_response_headers(headers, iface.version))
 
 
 def relayed_reply(binding: Binding, status: int, headers: AnyHeaders, body: bytes) -> str:

@@ -55,8 +55,8 @@ class MemoryStore:
         tasks = self._agents.setdefault(agent, OrderedDict())
         expires = time.monotonic() + self.ttl
         for record in records:
-            tasks.pop(record.id, None)
-            tasks[record.id] = (record, expires)
+            old = tasks.pop(record.id, None)
+            tasks[record.id] = (record.after(old[0] if old is not None else None), expires)
         while len(tasks) > self.max_tasks:
             tasks.popitem(last=False)
 
@@ -96,7 +96,13 @@ class RedisStore:
         return f"{self.prefix}{agent}:scope:{scope}"
 
     async def put(self, agent: str, records: Iterable[TaskRecord]) -> None:
+        records = list(records)
         try:
+            observed = [r.id for r in records if r.observed]   # their stored records decide their timestamps
+            if observed:
+                stored = await self._redis.mget([self._task(agent, i) for i in observed])
+                kept = {i: _record(raw) for i, raw in zip(observed, stored, strict=True)}
+                records = [r.after(kept.get(r.id)) for r in records]
             async with self._redis.pipeline(transaction=False) as pipe:
                 for r in records:
                     scope = self._scope(agent, r.scope)
@@ -160,19 +166,20 @@ def tracked(exchange: Exchange) -> bool:
     return exchange.src is Dialect.V10 and exchange.upstream.version is Version.V03
 
 
-async def remember(request: web.Request, exchange: Exchange) -> None:
-    """Record the tasks a translated exchange showed (its result, or its stream's last word per task).
-    A store that fails is logged, never the caller's failure: the call itself went through."""
+async def remember(store: TaskStore, headers: Iterable[tuple[str, str]], exchange: Exchange) -> None:
+    """Record in `store` the tasks a translated exchange showed (its result, or its stream's last word per
+    task), in the scope of the caller's `headers` (HTTP headers, or gRPC metadata as headers). A store that
+    fails is logged, never the caller's failure: the call itself went through."""
     if not tracked(exchange):
         return
     seen = [*exchange.seen, *(exchange.relay.tracked.values() if exchange.relay is not None else ())]
     if not seen:
         return
-    scope, now = caller_scope(request.headers.items()), time.time()
+    scope, now = caller_scope(headers), time.time()
     records = [r for value in seen for r in records_in(value, scope=scope, seen_at=now)]
     if not records:
         return
     try:
-        await request.config_dict[TASK_INDEX].put(agent_key(exchange.upstream.url), records)
+        await store.put(agent_key(exchange.upstream.url), records)
     except UpstreamUnavailable as err:
         log.warning("task_index_unavailable", error=err.message)

@@ -84,23 +84,33 @@ class LiveConnector(aiohttp.TCPConnector):
                 return conn
             if not _closed_by_peer(conn.transport):
                 watch = _WATCH.get()
-                sock = _dup(conn.transport) if watch is not None else None
-                if sock is not None and watch is not None:
-                    watch.append(sock)
+                fd = _dup(conn.transport) if watch is not None else None
+                if fd is not None and watch is not None:
+                    watch.append(fd)
                 return conn
             log.debug("upstream_connection_found_closed", url=str(req.url))
             conn.close()   # never written to; the next one is pooled or fresh
 
 
-# the sockets of the reused connections of the call being sent (set by Upstream._send)
-_WATCH: contextvars.ContextVar[list[socket.socket] | None] = contextvars.ContextVar("upstream_watch", default=None)
+# the descriptors (dup'd) of the reused connections of the call being sent (set by Upstream._send)
+_WATCH: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("upstream_watch", default=None)
 
 
-def _dup(transport: asyncio.BaseTransport | None) -> socket.socket | None:
-    """A socket of its own on the transport's connection: it stays open after aiohttp closes its own, to be
-    asked how the connection ended (uvloop's socket object cannot be asked)."""
+def _dup(transport: asyncio.BaseTransport | None) -> int | None:
+    """A descriptor of its own on the transport's connection: it stays open after aiohttp closes its own, to
+    be asked how the connection ended (uvloop's socket object cannot be asked). A bare descriptor, made on
+    every reused connection: a socket object around it costs several µs, and is made only to ask (_so_error)."""
     sock = transport.get_extra_info("socket") if transport is not None else None
-    return None if sock is None else socket.socket(fileno=os.dup(sock.fileno()))
+    return None if sock is None else os.dup(sock.fileno())
+
+
+def _so_error(fd: int) -> int:
+    """The pending error of the socket behind `fd`, which stays open."""
+    sock = socket.socket(fileno=fd)
+    try:
+        return sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    finally:
+        sock.detach()
 
 
 def _closed_by_peer(transport: asyncio.BaseTransport | None) -> bool:
@@ -114,14 +124,14 @@ def _closed_by_peer(transport: asyncio.BaseTransport | None) -> bool:
     return bool(poller.poll(0))
 
 
-async def _reset_follows(socks: list[socket.socket]) -> bool:
+async def _reset_follows(fds: list[int]) -> bool:
     """Whether a connection that ended without a reply was then reset by the agent's end: a socket closed
     with our request unread, or receiving it after its close, answers with a reset; one that read the
     request and then closed (an agent dying mid-call) does not. Over the network the reset trails the close
     by a round trip: looked for a little while."""
-    for wait in (0.0, 0.005, 0.02, 0.05) if socks else ():
+    for wait in (0.0, 0.005, 0.02, 0.05) if fds else ():
         await asyncio.sleep(wait)
-        if any(s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) in _RESETS for s in socks):
+        if any(_so_error(fd) in _RESETS for fd in fds):
             return True
     return False
 
@@ -496,9 +506,8 @@ class Upstream:
         """The request sent until its reply's head, retried on a fresh connection with backoff while the
         failure proves the agent never got it (see retry_reason), within `deadline` (loop time) and
         upstream.retry_attempts; the last failure or reply stands when no retry is left."""
-        loop = asyncio.get_running_loop()
         attempt = 0
-        watch: list[socket.socket] = []   # a read-only call is sent again on any lost connection: none kept
+        watch: list[int] = []   # a read-only call is sent again on any lost connection: none kept
         token = _WATCH.set(None if read_only else watch)
         while True:
             try:
@@ -508,7 +517,7 @@ class Upstream:
                 reason = retry_reason(exc, read_only)
                 if reason is None and isinstance(exc, aiohttp.ServerDisconnectedError) and await _reset_follows(watch):
                     reason = "reset"
-                delay = self._backoff(attempt, loop.time(), deadline)
+                delay = self._backoff(attempt, _loop_time(), deadline)
                 if reason is None or delay is None:
                     _unwatch(watch, token)
                     raise
@@ -516,15 +525,15 @@ class Upstream:
                 _unwatch(watch, token)
                 raise
             else:
-                delay = self._backoff(attempt, loop.time(), deadline) if read_only and resp.status in \
+                delay = self._backoff(attempt, _loop_time(), deadline) if read_only and resp.status in \
                     RETRY_STATUSES else None
                 if delay is None:
                     _unwatch(watch, token)
                     return resp
                 reason = f"http_{resp.status}"
                 resp.release()
-            for sock in watch:
-                sock.close()
+            for fd in watch:
+                os.close(fd)
             watch.clear()
             attempt += 1
             if self.metrics is not None:
@@ -547,9 +556,15 @@ RETRY_STATUSES = frozenset({502, 503, 504})   # a read-only call is sent again o
 RETRY_MAX_DELAY_SECONDS = 1.0
 
 
-def _unwatch(watch: list[socket.socket], token: contextvars.Token[list[socket.socket] | None]) -> None:
-    for sock in watch:
-        sock.close()
+def _loop_time() -> float:
+    """The loop's clock, looked up only when a retry is weighed (finding the running loop costs a getpid()
+    system call in CPython 3.11)."""
+    return asyncio.get_running_loop().time()
+
+
+def _unwatch(watch: list[int], token: contextvars.Token[list[int] | None]) -> None:
+    for fd in watch:
+        os.close(fd)
     _WATCH.reset(token)
 
 

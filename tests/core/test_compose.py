@@ -61,7 +61,8 @@ def test_records_from_results_and_stream_items() -> None:
     assert rec == TaskRecord("t1", "c1", "TASK_STATE_WORKING", 1767323045.0, "s")
     assert records_in(TASK, scope="s", seen_at=1.0) == [rec]
     update = {"statusUpdate": {"taskId": "t2", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
-    assert records_in(update, scope="s", seen_at=9.0) == [TaskRecord("t2", "c", "TASK_STATE_COMPLETED", 9.0, "s")]
+    assert records_in(update, scope="s", seen_at=9.0) == [TaskRecord("t2", "c", "TASK_STATE_COMPLETED", 9.0, "s",
+                                                                     observed=True)]
     assert records_in({"message": {"messageId": "m"}}, scope="s", seen_at=1.0) == []
     assert records_in({"artifactUpdate": {"taskId": "t"}}, scope="s", seen_at=1.0) == []
     assert records_in({"task": {"id": "", "status": {}}}, scope="s", seen_at=1.0) == []
@@ -70,8 +71,21 @@ def test_records_from_results_and_stream_items() -> None:
 def test_record_json_round_trip_and_foreign_values() -> None:
     rec = TaskRecord("t", "c", "TASK_STATE_WORKING", 2.5, "s")
     assert TaskRecord.from_json(rec.to_json()) == rec
+    observed = TaskRecord("t", "c", "TASK_STATE_WORKING", 2.5, "s", observed=True)
+    assert TaskRecord.from_json(observed.to_json()) == observed and "observed" not in rec.to_json()
     assert TaskRecord.from_json({"id": "t"}) is None
     assert TaskRecord.from_json([1]) is None
+
+
+def test_a_state_seen_again_without_a_timestamp_keeps_its_first_moment() -> None:
+    first = TaskRecord("t", "c", "TASK_STATE_WORKING", 2.0, "s", observed=True)
+    again = TaskRecord("t", "c", "TASK_STATE_WORKING", 5.0, "s", observed=True)
+    assert again.after(first) == first and again.after(None) == again
+    stamped = TaskRecord("t", "c", "TASK_STATE_WORKING", 1.0, "s")   # the agent's own timestamp came first
+    assert again.after(stamped) == stamped
+    done = TaskRecord("t", "c", "TASK_STATE_COMPLETED", 6.0, "s", observed=True)
+    assert done.after(first) == done   # a new state is stamped when it is seen
+    assert TaskRecord("t", "c", "TASK_STATE_WORKING", 9.0, "s").after(first).timestamp == 9.0   # the agent's wins
 
 
 def test_query_defaults_and_proto_spellings() -> None:

@@ -17,7 +17,8 @@ import pytest
 
 from tests.peers.gateway import Gateway, free_port, run_gateway
 from tests.peers.harness import Agent, agent_fixture, run_client
-from tests.peers.test_peers_direct import CHECKS, Result
+from tests.peers.test_peers_compose import check_list_tasks
+from tests.peers.test_peers_direct import CHECKS, Result, expect_error
 from tests.peers.webhook import Notification, WebhookReceiver
 
 pytestmark = pytest.mark.peers
@@ -248,3 +249,15 @@ def test_grpc_client_same_version_http_agent(gateway_name: str, scenario: str, r
     client = SAME[gateway_name]
     gateway: Gateway = request.getfixturevalue(f"gateway_{gateway_name}")
     _check(scenario, run_client(client, gateway.base_url, scenario, transport="grpc"), client, gateway)  # type: ignore[arg-type]
+
+
+# v1.0 behaviour composed for a v0.3 agent over its HTTP interfaces (test_peers_compose.py has every binding
+# in front of its JSON-RPC interface): the same flows when the agent is reached over HTTP+JSON only
+
+
+def test_composed_flows_over_a_rest_only_v03_agent(gateway_B_rest_only: Gateway) -> None:
+    listed = run_client("v10", gateway_B_rest_only.base_url, "list_tasks", transport="grpc")
+    check_list_tasks({**listed, "_log": gateway_B_rest_only.log()[-4000:]})
+    refused = run_client("v10", gateway_B_rest_only.base_url, "subscribe_finished", transport="grpc")
+    expect_error(refused, "v10", "grpc", code=-32004, http_status=400)
+    assert _upstream_bindings(gateway_B_rest_only) == {"HTTP+JSON"}, gateway_B_rest_only.log()[-3000:]

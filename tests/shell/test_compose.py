@@ -72,20 +72,37 @@ async def test_list_tasks_filters_pages_and_forgets_over_rest(fake_agent_factory
     client = await gateway_factory(fake.url)
     for _ in range(3):
         await rpc(client, send())
-    fake.reply_json("tasks/get", v03_task("t0", "completed", context="c0"))
+    fake.reply_json("tasks/get", v03_task("t2", "completed", context="c0"))   # the newest first: t2, then t0
+    fake.reply_json("tasks/get", error={"code": -32001, "message": "Task not found"})
     resp = await client.get("/tasks", params={"contextId": "c0", "pageSize": "1", "includeArtifacts": "true"},
                             headers={"A2A-Version": "1.0"})
     assert resp.status == 200, await resp.text()
     first = await resp.json()
-    assert len(first["tasks"]) == 1 and first["nextPageToken"] and first["totalSize"] == 2
+    assert [t["id"] for t in first["tasks"]] == ["t2"] and first["nextPageToken"] and first["totalSize"] == 2
     assert first["tasks"][0]["artifacts"]
-    fake.reply_json("tasks/get", error={"code": -32001, "message": "Task not found"})
     resp = await client.get("/tasks", params={"contextId": "c0", "pageSize": "1", "pageToken": first["nextPageToken"]},
                             headers={"A2A-Version": "1.0"})
     second = await resp.json()
     assert second["tasks"] == [] and second["nextPageToken"] == ""   # the agent forgot it: not listed
+    assert [c.params["id"] for c in fake.calls("tasks/get")] == ["t2", "t0"]   # the order held between pages
     resp = await client.get("/tasks", params={"pageSize": "0"}, headers={"A2A-Version": "1.0"})
     assert resp.status == 400 and (await resp.json())["error"]["details"][0]["reason"] == "INVALID_PARAMS"
+
+
+async def test_listing_keeps_its_order_when_the_agent_sends_no_timestamps(fake_agent_factory,
+                                                                          gateway_factory) -> None:
+    """a2a-sdk 0.3's HTTP+JSON binding sends no status timestamp: a task is placed by when the gateway first saw
+    its state, not re-placed by every read (a listing's own refreshes would reorder the next page)."""
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("message/send", v03_task("t0", "completed")).reply_json("message/send", v03_task("t1", "completed"))
+    client = await gateway_factory(fake.url)
+    await rpc(client, send())
+    await rpc(client, send())
+    fake.reply_json("tasks/get", v03_task("t1", "completed")).reply_json("tasks/get", v03_task("t0", "completed"))
+    listed = await rpc(client, call("ListTasks", {}))
+    assert [t["id"] for t in listed["result"]["tasks"]] == ["t1", "t0"]   # newest first
+    first = await rpc(client, call("ListTasks", {"pageSize": 1}))   # the refreshes read them again: same order
+    assert first["result"]["totalSize"] == 2 and fake.calls("tasks/get")[-1].params["id"] == "t1"
 
 
 async def test_subscribe_opens_with_the_task_and_ends_at_the_terminal_state(fake_agent_factory,

@@ -1,6 +1,6 @@
 """The gRPC door in front of scripted fake agents (faults no real SDK peer produces), called with a real
 grpc.aio channel and raw bytes: translation both ways, statuses with ErrorInfo, metadata, limits, the
-card's gRPC interfaces, the drain."""
+card's gRPC interfaces, the drain, the v1.0 behaviour composed for v0.3 agents (ListTasks, SubscribeToTask)."""
 
 from __future__ import annotations
 
@@ -207,3 +207,67 @@ async def test_stop_refuses_new_calls(gateway: Any, fake_agent_factory: Any) -> 
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await asyncio.wait_for(_unary(channel, V10_SEND, _request(Version.V10), timeout=2), 5)
     assert caught.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+# ---- v1.0 behaviour composed for v0.3 agents (shell.compose, as for the HTTP doors) ---------------------
+
+V10_LIST = "/lf.a2a.v1.A2AService/ListTasks"
+V10_SUBSCRIBE = "/lf.a2a.v1.A2AService/SubscribeToTask"
+
+
+def _v03_task(task_id: str, state: str) -> dict[str, Any]:
+    return {"kind": "task", "id": task_id, "contextId": "c1", "status": {"state": state}}
+
+
+async def test_v10_list_tasks_from_the_index_in_the_callers_scope(gateway: Any, fake_agent_factory: Any) -> None:
+    """The gRPC door records what it relays and lists it as the HTTP doors do: one index, one scope rule (the
+    credentials, as headers or as metadata), each listed task read again with the caller's credentials."""
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("message/send", _v03_task("t1", "working")).reply_json("message/send", _v03_task("t2", "working"))
+    client, _, channel = await gateway(fake)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+    resp = await client.post("/", json=body, headers={"A2A-Version": "1.0", "Authorization": "Bearer alice"})
+    assert resp.status == 200   # t1 made over JSON-RPC by alice
+    await _unary(channel, V10_SEND, _request(Version.V10), metadata=(("authorization", "Bearer bob"),))   # t2, bob
+    fake.reply_json("tasks/get", _v03_task("t1", "completed")).reply_json("tasks/get", _v03_task("t2", "working"))
+    listing = message_class(Version.V10, "ListTasksRequest")(page_size=10).SerializeToString()
+    reply, _ = await _unary(channel, V10_LIST, listing, metadata=(("authorization", "Bearer alice"),))
+    listed = message_class(Version.V10, "ListTasksResponse").FromString(reply)
+    assert [(t.id, t.status.state) for t in listed.tasks] == [("t1", 3)]   # refreshed: TASK_STATE_COMPLETED
+    assert (listed.total_size, listed.page_size, listed.next_page_token) == (1, 10, "")
+    assert [r.headers["Authorization"] for r in fake.calls("tasks/get")] == ["Bearer alice"]
+    reply, _ = await _unary(channel, V10_LIST, listing, metadata=(("authorization", "Bearer bob"),))
+    assert [t.id for t in message_class(Version.V10, "ListTasksResponse").FromString(reply).tasks] == ["t2"]
+    reply, _ = await _unary(channel, V10_LIST, listing)   # no credentials: nothing of alice's or bob's
+    assert not message_class(Version.V10, "ListTasksResponse").FromString(reply).tasks
+    with pytest.raises(grpc.aio.AioRpcError) as caught:   # out of the spec's bounds: the caller's fault
+        await _unary(channel, V10_LIST, message_class(Version.V10, "ListTasksRequest")(page_size=500)
+                     .SerializeToString())
+    assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_v10_subscribe_opens_with_the_task_and_refuses_a_terminal_one(gateway: Any,
+                                                                           fake_agent_factory: Any) -> None:
+    fake = await fake_agent_factory("0.3")
+    fake.reply_json("tasks/get", _v03_task("t1", "working")).reply_json("tasks/get", _v03_task("t2", "completed"))
+    update = {"kind": "status-update", "taskId": "t1", "contextId": "c1", "final": False,
+              "status": {"state": "working"}}
+    fake.reply_sse("tasks/resubscribe", [update, {**update, "final": True, "status": {"state": "completed"}}, update],
+                   then="hang")
+    _, _, channel = await gateway(fake)
+    subscribe = message_class(Version.V10, "SubscribeToTaskRequest")
+    call = channel.unary_stream(V10_SUBSCRIBE)(subscribe(id="t1").SerializeToString())
+    cls = message_class(Version.V10, "StreamResponse")
+    items = [cls.FromString(m) async for m in call]
+    assert [i.WhichOneof("payload") for i in items] == ["task", "status_update", "status_update"]
+    assert items[0].task.id == "t1" and items[-1].status_update.status.state == 3   # ended at the terminal state
+    assert await call.code() is grpc.StatusCode.OK
+    refused = channel.unary_stream(V10_SUBSCRIBE)(subscribe(id="t2").SerializeToString())
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        async for _ in refused:
+            pass
+    info = error_details_pb2.ErrorInfo()
+    status = status_pb2.Status.FromString(dict(caught.value.trailing_metadata() or ())[DETAILS_KEY])
+    assert status.details[0].Unpack(info) and info.reason == "UNSUPPORTED_OPERATION", info
+    assert len(fake.calls("tasks/resubscribe")) == 1   # the terminal task's was never asked for

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 import redis.asyncio as aioredis
@@ -34,6 +35,13 @@ async def _round_trip(store: TaskStore, agent: str) -> None:
     assert await store.scoped("another-agent", "s") == []
     await store.forget(agent, "t1")
     assert await store.scoped(agent, "s") == []
+    seen = TaskRecord("t3", "c", "TASK_STATE_WORKING", 7.0, "s", observed=True)   # no timestamp from the agent
+    await store.put(agent, [seen])
+    await store.put(agent, [replace(seen, timestamp=9.0)])   # the same state seen again: when it was first seen
+    assert await store.scoped(agent, "s") == [seen]
+    await store.put(agent, [replace(seen, timestamp=11.0, state="TASK_STATE_COMPLETED")])   # a new state: now
+    assert [(r.state, r.timestamp) for r in await store.scoped(agent, "s")] == [("TASK_STATE_COMPLETED", 11.0)]
+    await store.forget(agent, "t3")
 
 
 async def test_memory_store() -> None:

@@ -1,13 +1,14 @@
 """The gRPC door: grpc.aio's server with both versions' A2AService on one port (generic handlers, bytes in
-and out: core.bindings.grpc decodes and encodes), each call carried to the agent's best interface and
-answered as gRPC (messages, a status with google.rpc.Status details, metadata), logged and counted once."""
+and out: core.bindings.grpc decodes and encodes), each call carried to the agent's best interface (or composed
+by shell.compose, its GrpcSeat) and answered as gRPC (messages, a status with google.rpc.Status details,
+metadata), logged and counted once."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import aiohttp
@@ -39,9 +40,11 @@ from gateway.core.card import Interface
 from gateway.core.errors import GatewayError, TranslationError, UpstreamTimeout, UpstreamUnavailable, as_agent_error
 from gateway.core.exchange import Again, Call, Exchange
 from gateway.core.notes import Cx, Note
+from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
 from gateway.shell.channels import GrpcStream
+from gateway.shell.compose import Challenge, Got, compose
 from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, listen_failed
@@ -50,10 +53,11 @@ from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
+from gateway.shell.task_index import TASK_INDEX, TaskStore, remember
 from gateway.shell.upstream import Upstream, read_bounded
 from gateway.shell.urls import grpc_target, listener_base
 
-__all__ = ["GrpcListener"]
+__all__ = ["GrpcListener", "GrpcSeat"]
 
 log = get_logger("gateway.exchange")
 
@@ -203,6 +207,9 @@ class GrpcListener:
         finally:
             call.notes.extend(cx.notes)
         op = rpc.op
+        composed = await compose(GrpcSeat(self, call, Call(op, rpc.version, Binding.GRPC, params)))
+        if composed is not None:
+            return composed
         iface, *_ = await self.upstream.interfaces(rpc.version, Binding.GRPC, op)
         bind_exchange(upstream_version=iface.version, upstream_binding=iface.binding)
         if iface.binding is Binding.GRPC and iface.version is rpc.version:
@@ -221,9 +228,15 @@ class GrpcListener:
             return await self._http_unary(call, exchange, out.method, out.path, out.body, out.query)
         finally:
             call.notes.extend(exchange.notes)
+            await self._remember(call, exchange)
             if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                     and iface.binding in PROTO_BYTES and rpc.version is not Version.V03:
                 self.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
+
+    async def _remember(self, call: GrpcCall, exchange: Exchange) -> None:
+        """The tasks a translated call showed, in the task index (as the HTTP doors record theirs), in the
+        scope of the caller's metadata read as headers: the same credentials list the same tasks."""
+        await remember(self.app[TASK_INDEX], to_headers(call.metadata), exchange)
 
     def _exchange(self, call: GrpcCall, client: Call, iface: Interface) -> Exchange:
         settings = call.settings
@@ -440,6 +453,89 @@ class GrpcListener:
                 return frame
             await call.context.write(frame)
         return b""
+
+
+class GrpcSeat:
+    """A composed flow's gRPC caller (shell.compose.Seat): its metadata forwarded as headers, answers as its
+    RPC's reply message or a status, a stream as its RPC's messages (an ending status ends the call)."""
+
+    __slots__ = ("call", "ending", "grpc_call", "listener")
+
+    def __init__(self, listener: GrpcListener, grpc_call: GrpcCall, call: Call) -> None:
+        self.listener, self.grpc_call, self.call = listener, grpc_call, call
+        self.ending: GrpcStatus | None = None   # the status a relayed stream ended with
+
+    @property
+    def door(self) -> GrpcCall:
+        return self.grpc_call
+
+    @property
+    def upstream(self) -> Upstream:
+        return self.listener.upstream
+
+    @property
+    def store(self) -> TaskStore:
+        return self.listener.app[TASK_INDEX]
+
+    @property
+    def credentials(self) -> Iterable[tuple[str, str]]:
+        return to_headers(self.grpc_call.metadata)
+
+    @property
+    def ended(self) -> bool:
+        return self.ending is not None
+
+    def exchange(self, call: Call, iface: Interface) -> Exchange:
+        return self.listener._exchange(self.grpc_call, call, iface)
+
+    def headers(self, iface: Interface) -> CIMultiDict[str]:
+        return self.listener._headers(self.grpc_call, iface, "*/*")
+
+    async def answer(self, main: Exchange, got: Got) -> bytes | GrpcStatus:
+        grpc_call = self.grpc_call
+        if isinstance(got, GatewayError):
+            raise got   # the door's boundary answers the gateway's own faults
+        grpc_call.outcome = "error"
+        if isinstance(got, Challenge):
+            failed = _http_failure(got.status, got.headers)
+            assert failed is not None, "a challenge is a 401 or 403"
+            return failed
+        await self.start()
+        if not got.ok:
+            grpc_call.fields.setdefault("error", "the agent answered an A2A error")
+            return from_hub_error(got.value, grpc_call.version, main.cx)
+        grpc_call.outcome = "ok"
+        return _result(grpc_call.rpc, got.value, main.cx)
+
+    def relay(self, main: Exchange) -> StreamRelay[Any, list[bytes | GrpcStatus]]:
+        return main.framed(GrpcFrames(self.grpc_call.rpc, main.cx),
+                           max_event_bytes=self.grpc_call.settings.limits.max_sse_event_bytes)
+
+    async def start(self) -> None:
+        await self.listener._agent_head(self.grpc_call, [])
+
+    async def write(self, out: list[bytes | GrpcStatus]) -> int:
+        written = 0
+        for frame in out:
+            if self.ending is not None:
+                break
+            if isinstance(frame, GrpcStatus):
+                self.ending = frame
+                break
+            await self.grpc_call.context.write(frame)
+            written += len(frame)
+        return written
+
+    async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> int:
+        self.ending = await self.listener._pump(self.grpc_call, resp, relay)
+        return 0   # the messages' bytes are not counted
+
+    async def keepalive(self) -> int:
+        return 0   # HTTP/2 keeps the call alive
+
+    async def end(self, written: int, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> bytes | GrpcStatus:
+        self.grpc_call.outcome, self.grpc_call.fields["events"] = "stream", relay.events_out
+        return self.ending if self.ending is not None else b""
 
 
 def _url(iface: Interface, path: str) -> str:

@@ -12,7 +12,7 @@ from gateway.core.exchange import Call
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
 from gateway.core.versions import check_method_version, client_version, method_version, version_declared
-from gateway.shell.compose import forward
+from gateway.shell.http_seat import forward
 from gateway.shell.pipeline import A2ACaller, Context, read_body, serve
 from gateway.shell.proxy import Raw
 

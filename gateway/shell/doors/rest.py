@@ -13,7 +13,7 @@ from gateway.core.errors import ContentTypeNotSupported
 from gateway.core.exchange import Call
 from gateway.core.types import Binding, Version
 from gateway.core.versions import client_version, version_declared
-from gateway.shell.compose import forward
+from gateway.shell.http_seat import forward
 from gateway.shell.pipeline import A2ACaller, Context, read_body, serve
 from gateway.shell.proxy import Raw
 from gateway.shell.urls import route_path

@@ -207,3 +207,30 @@ def test_an_agent_whose_envelope_is_not_plain_is_read_event_by_event() -> None:
     whole = odd + ARTIFACT * 50 + b"data: nope\n\n" + ARTIFACT
     out = run(relay, [whole])
     assert out.startswith(odd + ARTIFACT * 50) and error_of(out)["id"] == RPC_ID
+
+
+def _rest(item: Any) -> bytes:
+    return b"data: " + json.dumps(item).encode() + b"\n\n"
+
+
+V03_ARTIFACT = rpc({"kind": "artifact-update", "taskId": "t", "artifact": {"artifactId": "a", "parts": [
+    {"kind": "text", "text": "lorem " * 30}]}})
+REST_ARTIFACT = _rest({"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a",
+                                                                       "parts": [{"text": "x " * 90}]}}})
+
+
+@pytest.mark.parametrize(("dialect", "binding", "first", "plain", "terminal"), [
+    (V03RPC, JSONRPC, rpc({"kind": "task", "id": "t", "status": {"state": "submitted"}}), V03_ARTIFACT, V03_FINAL),
+    (V03RPC, JSONRPC, rpc({"kind": "task", "id": "t", "status": {"state": "submitted"}}), V03_ARTIFACT, V03_DONE),
+    (V10, REST, _rest({"task": {"id": "t"}}), REST_ARTIFACT,
+     _rest({"statusUpdate": {"status": {"state": "TASK_STATE_CANCELED"}}})),
+    (V03REST, REST, _rest({"task": {"id": "t"}}), REST_ARTIFACT, _rest({"statusUpdate": {"final": True}})),
+])
+@pytest.mark.parametrize("size", [1 << 20, 4096])
+def test_the_terminal_event_among_plain_ones_ends_every_dialect(dialect: Dialect, binding: Binding, first: bytes,
+                                                                 plain: bytes, terminal: bytes, size: int) -> None:
+    before = first + plain * 120
+    whole = before + terminal + plain * 5
+    relay = checked(dialect, binding)
+    assert run(relay, chunked(whole, list(range(size, len(whole), size)))) == before + terminal
+    assert relay.done and relay.events_out == 122

@@ -201,10 +201,31 @@ async def measure(requests: int, rounds: int) -> dict[str, dict[str, float]]:
     return out
 
 
+async def instructions(args: list[str], probe: str, warm: Callable[[str], Awaitable[object]],
+                       timed: Callable[[str], Awaitable[object]]) -> int:
+    """Instructions a hop process (`args`, its port as "{port}") spends in `timed(url)` after `warm(url)`,
+    under valgrind (callgrind), counted only around `timed` once `url + probe` answers. System calls are the
+    kernel's and are not counted."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = Path(tmp) / "hop"
+        wrap = ("valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={dump}")
+        env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}"}
+        with process([a.replace("{port}", str(port)) for a in args], env, wrap) as proc:
+            url = f"http://127.0.0.1:{port}/"
+            await ready(url + probe, 300)
+            await warm(url)
+            subprocess.run(["callgrind_control", "-i", "on", str(proc.pid)], check=True, capture_output=True)
+            await timed(url)
+            subprocess.run(["callgrind_control", "-d", str(proc.pid)], check=True, capture_output=True)
+        counted = Path(tmp).glob("hop.*")   # the dump; `hop` itself is the exit's rest
+        totals = [re.search(r"^(?:summary|totals): (\d+)", f.read_text(), re.M) for f in counted]
+        return sum(int(m.group(1)) for m in totals if m)
+
+
 async def icount(requests: int) -> dict[str, float]:
-    """Instructions per request of each hop process under valgrind (callgrind), counted only around
-    `requests` sequential sends after a warm-up: deterministic where CPU time is not (a shared machine).
-    System calls are the kernel's and are not counted."""
+    """Instructions per request of each hop process under valgrind (`instructions`), counted only around
+    `requests` sequential sends after a warm-up: deterministic where CPU time is not (a shared machine)."""
     stub_port = free_port()
     upstream = f"http://127.0.0.1:{stub_port}/"
     arms = {  # name: (arguments of the hop process, body, headers)
@@ -215,26 +236,19 @@ async def icount(requests: int) -> dict[str, float]:
                                 BODY_V03, JSON),
     }
     out: dict[str, float] = {}
-    with process(["-m", "bench.hop", "--serve-stub", str(stub_port)]), \
-            tempfile.TemporaryDirectory() as tmp:
+    with process(["-m", "bench.hop", "--serve-stub", str(stub_port)]):
         await ready(upstream + ".well-known/agent-card.json")
-        for i, (name, (args, body, headers)) in enumerate(arms.items()):
-            port = free_port()
-            dump = Path(tmp) / f"arm{i}"
-            wrap = ("valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={dump}")
-            env = {"A2A_GATEWAY_ADMIN_LISTEN": f"127.0.0.1:{free_port()}"}
-            with process([a.replace("{port}", str(port)) for a in args], env, wrap) as proc:
-                url = f"http://127.0.0.1:{port}/"
-                await ready(url + ("" if "baseline" in name else ".well-known/agent-card.json"), 300)
-                async with aiohttp.ClientSession() as session:
+        for name, (args, body, headers) in arms.items():
+            async with aiohttp.ClientSession() as session:
+                async def warm(url: str, body: bytes = body, headers: dict[str, str] = headers) -> None:
                     await _check(session, url, body, headers)
                     await _sends(session, url, body, headers, 300)   # warm every path and connection
-                    subprocess.run(["callgrind_control", "-i", "on", str(proc.pid)], check=True, capture_output=True)
+
+                async def timed(url: str, body: bytes = body, headers: dict[str, str] = headers) -> None:
                     await _sends(session, url, body, headers, requests)
-                    subprocess.run(["callgrind_control", "-d", str(proc.pid)], check=True, capture_output=True)
-            counted = [p for p in Path(tmp).glob(f"arm{i}.*")]   # the dump; arm{i} itself is the exit's rest
-            totals = [re.search(r"^(?:summary|totals): (\d+)", f.read_text(), re.M) for f in counted]
-            out[name] = sum(int(m.group(1)) for m in totals if m) / requests
+
+                probe = "" if "baseline" in name else ".well-known/agent-card.json"
+                out[name] = await instructions(args, probe, warm, timed) / requests
     return out
 
 

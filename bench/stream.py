@@ -14,7 +14,19 @@ from contextlib import ExitStack
 import aiohttp
 from aiohttp import web
 
-from bench.hop import BODY_V03, BODY_V10, JSON, V10, agent_app, cpu_seconds, free_port, process, ready, serve
+from bench.hop import (
+    BODY_V03,
+    BODY_V10,
+    JSON,
+    V10,
+    agent_app,
+    cpu_seconds,
+    free_port,
+    instructions,
+    process,
+    ready,
+    serve,
+)
 
 CHUNK = "lorem ipsum dolor sit amet " * 3
 
@@ -154,6 +166,41 @@ async def measure(n: int, streams: int, rounds: int) -> dict[str, dict[str, floa
             for name, t in totals.items()}
 
 
+async def icount(n: int, streams: int) -> dict[str, float]:
+    """Instructions per event of each hop process under valgrind (`bench.hop.instructions`), counted only
+    around `streams` sequential streams after a warm-up: deterministic where CPU time is not."""
+    stub_port = free_port()
+    upstream = f"http://127.0.0.1:{stub_port}/"
+    stream_v03 = BODY_V03.replace(b'"message/send"', b'"message/stream"')
+    stream_v10 = BODY_V10.replace(b'"SendMessage"', b'"SendStreamingMessage"')
+    gateway = ["-m", "gateway", "--listen", "127.0.0.1:{port}", "--upstream", upstream]
+    proxy = ["-m", "bench.stream", "--serve-proxy", "{port}", upstream]
+    arms = {  # name: (arguments of the hop process, body, headers)
+        "aiohttp chunk relay": (proxy, stream_v10, V10),
+        "gateway pass-through": (gateway, stream_v10, V10),
+        "aiohttp event rewrite": ([*proxy, "--rewrite"], stream_v10, V10),
+        "gateway v1.0 → v0.3 client": (gateway, stream_v03, JSON),
+    }
+    out: dict[str, float] = {}
+    with process(["-m", "bench.stream", "--serve-stub", str(stub_port), "--events", str(n)]):
+        await ready(upstream + ".well-known/agent-card.json")
+        for name, (args, body, headers) in arms.items():
+            events = 0
+            async with aiohttp.ClientSession() as session:
+                async def warm(url: str, body: bytes = body, headers: dict[str, str] = headers) -> None:
+                    for _ in range(3):   # every path and connection
+                        await _one(session, url, body, headers)
+
+                async def timed(url: str, body: bytes = body, headers: dict[str, str] = headers) -> None:
+                    nonlocal events
+                    for _ in range(streams):
+                        events += (await _one(session, url, body, headers))[2]
+
+                probe = ".well-known/agent-card.json" if "gateway" in name else ""
+                out[name] = await instructions(args, probe, warm, timed) / events
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--events", type=int, default=1000, help="artifact chunks per stream (default 1000)")
@@ -162,6 +209,8 @@ def main() -> None:
     parser.add_argument("--serve-stub", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-proxy", nargs=2, metavar=("PORT", "UPSTREAM"), help=argparse.SUPPRESS)
     parser.add_argument("--rewrite", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--icount", action="store_true",
+                        help="instructions per event of each hop under valgrind instead (slow)")
     args = parser.parse_args()
     if args.serve_stub:
         serve(stub_app(args.serve_stub, args.events), args.serve_stub)
@@ -169,6 +218,16 @@ def main() -> None:
     if args.serve_proxy:
         port, upstream = args.serve_proxy
         serve(proxy_app(upstream, args.rewrite), int(port))
+        return
+    if args.icount:
+        counts = asyncio.run(icount(args.events, args.streams))
+        print(f"{args.events + 3} events per stream, {args.streams} streams per arm")
+        print(f"{'arm':28} {'instructions/event':>19} {'× its baseline':>15}")
+        for name, count in counts.items():
+            base = {"gateway pass-through": "aiohttp chunk relay",
+                    "gateway v1.0 → v0.3 client": "aiohttp event rewrite"}.get(name)
+            ratio = f"{count / counts[base]:.2f}" if base else ""
+            print(f"{name:28} {count:19,.0f} {ratio:>15}")
         return
     figures = asyncio.run(measure(args.events, args.streams, args.rounds))
     print(f"{args.events + 3} events per stream ({len(stream_body(args.events))} bytes upstream)")

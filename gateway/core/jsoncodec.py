@@ -11,7 +11,7 @@ import ujson
 
 from gateway.core.errors import LimitExceeded, MalformedEnvelope
 
-__all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_reencoded", "loads_relayed", "plain_text"]
+__all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_reencoded", "loads_relayed", "plain_text", "unremarkable"]
 
 # THE RULE. What the gateway reads — a client's body, an agent's reply, one SSE event's data — is JSON text
 # (RFC 8259) as I-JSON (RFC 7493) narrows it, because each of these has crashed or split JSON handlers:
@@ -100,6 +100,23 @@ def plain_text(region: bytes) -> bool:
     the events of a chunk, it spares their single-line data the per-event scans."""
     return not (region.find(b"NaN") >= 0 or region.find(b"Infinity") >= 0 or region.find(b"\\u") >= 0
                 or len(region.translate(None, _CONTROLS_BUT_EOL)) != len(region))
+
+
+def unremarkable(region: bytes) -> bool:
+    """Whether `region` (relayed bytes that are not parsed: a pass-through stream's plain events) holds none
+    of what the rule refuses that a byte test finds at memory speed: it is UTF-8 (ASCII, or it decodes), has
+    no escape that may be a lone surrogate (`\\ud…`, looked for only when a backslash is there) and no `NaN`
+    or `Infinity` (looked for only when an `N`, a `y` is there: `I` is in every `…Id` member name). A raw
+    control character in a string and a repeated name are not looked for: finding them takes a scan per
+    byte or the parse itself."""
+    if not region.isascii():
+        try:
+            region.decode()
+        except UnicodeDecodeError:
+            return False
+    if b"\\" in region and b"\\u" in region and _may_have_surrogate(region):
+        return False
+    return not ((b"N" in region and b"NaN" in region) or (b"y" in region and b"Infinity" in region))
 
 
 def _decode(data: bytes | str) -> Any:

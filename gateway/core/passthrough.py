@@ -23,6 +23,14 @@ _BLANK: Final = re.compile(rb"(?:\r\n|\r(?=[^\n])|\n)(?:\r\n|\r(?=[^\n])|\n)")
 _ENDS_WITH_BLANK: Final = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)\Z")
 _LINES: Final = re.compile(_EOL)
 _BOM: Final = b"\xef\xbb\xbf"
+_LF: Final = 0x0A
+_CLOSE: Final = 0x7D  # "}"
+# bytes of plain events checked at once; a window holding another event is checked again in small windows,
+# and a small one holding it is read event by event
+_WINDOW: Final = 16384
+_SMALL_WINDOW: Final = 2048
+# v0.3 JSON-RPC: an item that may end the stream has a status (a Task, a status update) or `final`
+_KIND_MARKERS: Final = (b'"status"', b'"final"')
 _ERROR: Final = ERROR_EVENT.encode()
 # v0.3 JSON-RPC stream items are told apart by `kind`; the ProtoJSON dialects by their one member
 _KINDS: Final = {"task": "task", "message": "message", "status-update": "statusUpdate",
@@ -34,16 +42,25 @@ class CheckedStream:
     `done`, `holding`, `events_out`). What it writes is the agent's own bytes, whole events only (a partial
     event is held until its blank line), so the client's stream is always at an event boundary.
 
-    Each event with data is checked, cheaply: the data is JSON text (`jsoncodec.loads_relayed`: one C
-    parse, no walk); over JSON-RPC it is a JSON-RPC response; the event is not larger than
-    `max_event_bytes`. The first failing event is not relayed: the client gets one error event in its own
-    shape (its JSON-RPC id, `frames`), and the stream ends. So it does when the agent's stream ends in the
-    middle of an event, or `fail()` reports a broken upstream. An agent error event ends the stream after
-    it; so does the stream's terminal event (a terminal state, a v0.3 `final: true`, a Message as the first
-    item): whatever the agent sends after it is not relayed. Comments and field lines pass as they are."""
+    Each event with data is checked for what is free to check. The first item is read exactly: its data is
+    JSON text (`jsoncodec.loads_relayed`: one C parse, no walk), over JSON-RPC a JSON-RPC response, and an
+    item. It teaches the stream its agent's `lead`: the bytes the agent starts an event with that cannot end
+    the stream (`data: ` and the envelope up to the item, over JSON-RPC `{"jsonrpc":"2.0","id":…,"result":{`
+    as this agent spells it; and, in the ProtoJSON dialects, the `"artifactUpdate"` member). From then on a
+    chunk of LF-framed single-line events is a chunk relay with byte tests: its events (found with memchr)
+    whose data starts with the lead and ends with `}` pass unparsed when the chunk is `unremarkable` (UTF-8,
+    no surrogate escape, no NaN or Infinity); every other event is read exactly, as the first one was (in
+    v0.3 JSON-RPC, whose items are told apart by `kind`, each event with a `"status"` or `"final"` too).
 
-    __slots__ = ("_done", "_frames", "_fresh", "_jsonrpc", "_pending", "_spec", "_started", "events_out",
-                 "max_event_bytes")
+    The first failing event is not relayed: the client gets one error event in its own shape (its JSON-RPC
+    id, `frames`), and the stream ends. So it does when an event is larger than `max_event_bytes`, the
+    agent's stream ends in the middle of an event, or `fail()` reports a broken upstream. An agent error
+    event ends the stream after it; so does the stream's terminal event (a terminal state, a v0.3
+    `final: true`, a Message as the first item): whatever the agent sends after it is not relayed. Comments
+    and field lines pass as they are."""
+
+    __slots__ = ("_done", "_frames", "_fresh", "_jsonrpc", "_lead", "_markers", "_pending", "_spec", "_started",
+                 "events_out", "max_event_bytes")
 
     holding: Final = False  # nothing is held back for look-ahead: same version, same `final`
 
@@ -52,8 +69,12 @@ class CheckedStream:
         self._frames = frames
         self._spec: DialectSpec = SPECS[dialect]
         self._jsonrpc = binding is JSONRPC
+        # where an item's kind is a member it names (`kind`), the events that may end the stream are found
+        # by these bytes; in the ProtoJSON dialects the lead names the one member that never ends it
+        self._markers: tuple[bytes, ...] = _KIND_MARKERS if self._spec.kind_tags else ()
         self.max_event_bytes = max_event_bytes
         self._pending = b""  # the unfinished event (at the start: with its BOM, if any)
+        self._lead = b""  # learned from the first item: an event starting so is plain (see the class)
         self._fresh = True  # no event has ended yet
         self._started = False  # an item has been relayed
         self._done = False
@@ -74,22 +95,7 @@ class CheckedStream:
                 self._pending = buf
                 return b""
             skip = len(_BOM) if buf.startswith(_BOM) else 0
-        if b"\r" not in buf:  # LF only, the usual case: split in C
-            blocks = buf[skip:].split(b"\n\n") if skip else buf.split(b"\n\n")
-            pending = blocks.pop()
-            sizes = [len(block) + 2 for block in blocks]
-        else:
-            blocks, sizes, pending = _split_any(buf, skip)
-        if len(pending) > self.max_event_bytes:
-            self._pending = b""
-            return self._relay(buf, skip, blocks, sizes, LimitExceeded(
-                f"SSE event larger than {self.max_event_bytes} bytes"))
-        if not blocks:
-            self._pending = buf
-            return b""
-        self._fresh = False
-        self._pending = pending
-        return self._relay(buf, skip, blocks, sizes, None)
+        return self._any(buf, skip) if b"\r" in buf else self._lf(buf, skip)
 
     def close(self) -> bytes:
         """The agent's stream ended. Its last event without the blank line after it is relayed, completed,
@@ -123,10 +129,100 @@ class CheckedStream:
 
     # ---- the events ------------------------------------------------------------------------------------
 
+    def _lf(self, buf: bytes, skip: int) -> bytes:
+        """LF line ends (the usual stream): the whole events of `buf` (from `skip`) up to the first that fails
+        or ends the stream. A window of about `_WINDOW` bytes whose events are all plain (the class) is found
+        so by C counts (`_all_plain`) and relayed as it is; a window that is not, again in small windows.
+        In a small window that is not either, each event's line is found with memchr: a plain one is
+        relayed, any other read exactly (`_check`)."""
+        end = buf.rfind(b"\n\n", skip) + 2
+        if end < 2:
+            return self._hold(b"", buf)
+        self._fresh = False
+        region = buf if end == len(buf) else buf[:end]
+        lead, find, starts = self._lead, region.find, region.startswith
+        mark = self._mark(region, skip)
+        pos, plain, size = skip, 0, _WINDOW
+        everywhere = bool(lead) and jsoncodec.unremarkable(region)  # else each window is looked at alone
+        try:
+            while pos < end:
+                stop = region.find(b"\n\n", pos + size) + 2 if pos + size < end else end
+                stop = stop if stop >= 2 else end
+                quiet = everywhere or (bool(lead) and jsoncodec.unremarkable(region[pos:stop]))
+                if quiet and stop <= mark and (n := _all_plain(region, lead, pos, stop)):
+                    plain += n
+                    pos, size = stop, _WINDOW
+                    continue
+                if size > _SMALL_WINDOW:  # the other event is looked for in a smaller window first
+                    size = _SMALL_WINDOW
+                    continue
+                while pos < stop:  # event by event: one memchr and three byte tests for a plain one
+                    line = find(_LF, pos)
+                    single = line + 1 < end and region[line + 1] == _LF
+                    if quiet and single and line < mark and region[line - 1] == _CLOSE and starts(lead, pos):
+                        plain += 1
+                        pos = line + 2
+                        continue
+                    event: bytes | None
+                    data: bytes | None
+                    if single and starts(b"data: ", pos):  # the usual line
+                        event, data, after = None, region[pos + 6:line], line + 2
+                    else:  # more lines, a comment, a field
+                        after = find(b"\n\n", pos) + 2
+                        if after < 2:  # a line end after the last event: held with what follows
+                            return self._hold(region[:pos], buf[pos:])
+                        event, data = _fields(region[pos:after - 2])
+                    if data is not None:
+                        try:
+                            ends = self._check(event, data)
+                        except GatewayError as exc:
+                            self._done = True
+                            return region[:pos] + self._error(agent_fault(exc))
+                        if ends:
+                            self._done = True
+                            return region[:after]
+                        mark = self._mark(region, after - 2)
+                    pos = after
+                    if lead is not self._lead:  # the first item taught the lead: the next window is read so
+                        lead = self._lead
+                        break
+        finally:
+            self.events_out += plain
+        return self._hold(region, buf[end:])
+
+    def _hold(self, region: bytes, pending: bytes) -> bytes:
+        """`region` relayed, `pending` (an unfinished event) held; an error event when it is too large."""
+        if len(pending) > self.max_event_bytes:
+            self._done = True
+            return region + self._error(agent_fault(LimitExceeded(
+                f"SSE event larger than {self.max_event_bytes} bytes")))
+        self._pending = pending
+        return region
+
+    def _mark(self, region: bytes, start: int) -> int:
+        """Where the first marker (`_markers`) at or after `start` is; past the end when there is none."""
+        found = [at for marker in self._markers if (at := region.find(marker, start)) >= 0]
+        return min(found) if found else len(region) + 1
+
+    def _any(self, buf: bytes, skip: int) -> bytes:
+        """CR or CRLF line ends: the events of `buf` (from `skip`) split and read one by one (`_relay`);
+        the unfinished rest is held."""
+        blocks, sizes, pending = _split_any(buf, skip)
+        if len(pending) > self.max_event_bytes:
+            self._pending = b""
+            return self._relay(buf, skip, blocks, sizes, LimitExceeded(
+                f"SSE event larger than {self.max_event_bytes} bytes"))
+        if not blocks:
+            self._pending = buf
+            return b""
+        self._fresh = False
+        self._pending = pending
+        return self._relay(buf, skip, blocks, sizes, None)
+
     def _relay(self, buf: bytes, skip: int, blocks: list[bytes], sizes: list[int],
                error: GatewayError | None) -> bytes:
-        """The bytes of `blocks` up to the first that fails or ends the stream, then `error` if any. The hot
-        loop: the usual event (one `data: ` line) is checked inline, the byte scans done once for all."""
+        """The bytes of `blocks` up to the first that fails or ends the stream, then `error` if any. The
+        usual event (one `data: ` line) is read inline, the byte scans done once for all."""
         end = skip
         plain = jsoncodec.plain_text(buf)
         for block, size in zip(blocks, sizes, strict=True):
@@ -153,7 +249,8 @@ class CheckedStream:
         return buf[:end] if end < len(buf) else buf
 
     def _check(self, event: bytes | None, data: bytes, plain: bool = False) -> bool:
-        """Check one event's data; whether the event ends the stream. Raises GatewayError for a bad one."""
+        """Read one event's data exactly; whether the event ends the stream. Raises GatewayError for a bad
+        one. The first item teaches the lead."""
         try:
             value = jsoncodec.loads_relayed(data, plain=plain)
         except MalformedEnvelope:
@@ -172,11 +269,53 @@ class CheckedStream:
         else:
             payload = value
         first, self._started = not self._started, True
-        return _ends(payload, self._spec, first)
+        ends = _ends(payload, self._spec, first)
+        if first and not ends:
+            self._lead = _lead(data, self._jsonrpc, self._spec.kind_tags)
+        return ends
 
     def _error(self, error: GatewayError) -> bytes:
         self.events_out += 1
         return self._frames.gateway_error(error)
+
+
+def _all_plain(region: bytes, lead: bytes, start: int, stop: int) -> int:
+    """How many events `region[start:stop]` (LF line ends, ending with a blank line) holds when every one of
+    them is plain: starting with `lead` and ending with `}`; 0 when one is not. Two C counts: the window's
+    blank lines are as many as its boundaries `}` + blank line + lead, plus its end. (What two counts cannot
+    tell: an event of several lines whose first line starts with the lead and whose last ends with `}`.)"""
+    n = region.count(b"}\n\n" + lead, start, stop) + 1
+    if region.startswith(lead, start) and region.endswith(b"}\n\n", start, stop) \
+            and region.count(b"\n\n", start, stop) == n:
+        return n
+    return 0
+
+
+def _lead(data: bytes, jsonrpc: bool, kind_tags: bool) -> bytes:
+    """The lead (see CheckedStream) an agent's first item teaches: `data: `, its envelope up to the item's
+    opening brace, spelled as the agent spells it (JSON-RPC: every member before `result`, the id among
+    them), and in the ProtoJSON dialects the artifact-update member; b"" (no plain events) when the item's
+    bytes do not show the envelope plainly. The envelope is checked by parsing it closed: an object whose
+    last member is `result`, an empty object, and (JSON-RPC) `jsonrpc` "2.0" and no `error`."""
+    at = data.find(b'"result"') + 8 if jsonrpc else 0
+    if jsonrpc and at < 8:
+        return b""
+    rest = data[at:].lstrip(b" ")
+    if jsonrpc:
+        if rest[:1] != b":":
+            return b""
+        rest = rest[1:].lstrip(b" ")
+    if rest[:1] != b"{":
+        return b""
+    envelope = data[:len(data) - len(rest) + 1]
+    try:
+        probe = jsoncodec.loads_relayed(envelope + (b"}}" if jsonrpc else b"}"))
+    except GatewayError:
+        return b""
+    if jsonrpc and not (type(probe) is dict and list(probe)[-1:] == ["result"] and probe["result"] == {}
+                        and probe.get("jsonrpc") == "2.0" and "error" not in probe):
+        return b""
+    return b"data: " + envelope + (b"" if kind_tags else b'"artifactUpdate"')
 
 
 def _split_any(buf: bytes, skip: int) -> tuple[list[bytes], list[int], bytes]:

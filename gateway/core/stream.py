@@ -30,6 +30,8 @@ from gateway.core.types import JSONRPC, REST, V03RPC, V10, Binding, Dialect, Jso
 
 __all__ = ["ERROR_EVENT", "Frames", "HubFrames", "HubItem", "SseFrames", "StreamRelay", "sse_relay"]
 
+_ID_TYPES = (str, int, type(None))   # a JSON-RPC id (bool is no id: `type` tells them apart)
+
 ERROR_EVENT: Final = "error"  # the SSE event name of every error the relay writes (v0.3 clients ignore it)
 
 _SUBMITTED: Final = "TASK_STATE_SUBMITTED"
@@ -421,7 +423,7 @@ class StreamRelay(Generic[F, Out]):
         if not self._done:
             at = f"$[{self.events_in}]"
             self.events_in += 1
-            self._apply(lambda: self._decide(raw, at, first=not self._started), out)
+            self._apply(self._decide, raw, at, out)
         return self._frames.join(out)
 
     def error(self, hub: JsonObj) -> Out:
@@ -443,12 +445,14 @@ class StreamRelay(Generic[F, Out]):
         if not event.data or event.data.isspace():
             self.cx.note("empty_event_ignored", at)
             return
-        self._apply(lambda: self._step(event, at, first=not self._started), out)
+        self._apply(self._step, event, at, out)
 
-    def _apply(self, step: Callable[[], tuple[list[F], JsonObj | None, bool]], out: list[F]) -> None:
-        """Run one decision and apply it to the relay's state (a GatewayError is the agent's fault)."""
+    def _apply(self, decide: Callable[[Any, str, bool], tuple[list[F], JsonObj | None, bool]], item: Any, at: str,
+               out: list[F]) -> None:
+        """Decide one item (`_step` or `_decide`) and apply the decision to the relay's state (a GatewayError
+        is the agent's fault); no closure per event."""
         try:
-            frames, hold, done = step()
+            frames, hold, done = decide(item, at, not self._started)
         except GatewayError as exc:
             self._fail_into(out, agent_fault(exc))
             return
@@ -459,18 +463,22 @@ class StreamRelay(Generic[F, Out]):
         self._held = hold
         self._done = done
 
-    def _step(self, event: SseEvent, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
+    def _step(self, event: SseEvent, at: str, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """Decide one event, leaving the relay's state alone: (frames to write, item to hold, done)."""
         try:  # the parse alone: the event is written again (jsoncodec's rule for that)
             value = jsoncodec.loads_reencoded(event.data)
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
         if self.upstream_binding is JSONRPC:
-            response = response_from_json(value)
-            if response.error is not None:
-                hub = _rpc_error_to_hub(response.error, self.upstream, self.cx, at)
-                return [self._frames.upstream_error(hub, at)], None, True
-            raw = response.result
+            if type(value) is dict and "result" in value and "error" not in value and value.get("jsonrpc") == "2.0" \
+                    and type(value.get("id")) in _ID_TYPES:
+                raw = value["result"]   # the usual event: what response_from_json would find, without its object
+            else:
+                response = response_from_json(value)
+                if response.error is not None:
+                    hub = _rpc_error_to_hub(response.error, self.upstream, self.cx, at)
+                    return [self._frames.upstream_error(hub, at)], None, True
+                raw = response.result
         elif event.event == ERROR_EVENT or looks_like_rest_error(value):
             hub = rest_error_from_http(None, value, self.cx, at)
             return [self._frames.upstream_error(hub, at)], None, True
@@ -478,7 +486,7 @@ class StreamRelay(Generic[F, Out]):
             raw = value
         return self._decide(raw, at, first=first)
 
-    def _decide(self, raw: Any, at: str, *, first: bool) -> tuple[list[F], JsonObj | None, bool]:
+    def _decide(self, raw: Any, at: str, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
         hub = raw if self.upstream is V10 else translate(
             "stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)

@@ -210,11 +210,16 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
         out = step.request
 
 
-async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamResponse:
+async def _open_stream(ctx: Context, exchange: Exchange, out: Outgoing) -> aiohttp.ClientResponse:
+    """The agent's reply to a translated stream request, opened (its headers are not kept while it is open)."""
     headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
-    resp = await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
+    return await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
                                    body=out.body, query=out.query, read_only=exchange.op.read_only)
+
+
+async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamResponse:
+    resp = await _open_stream(ctx, exchange, out)
     client = exchange.call.version
     try:
         if resp.status != 200 or resp.content_type != "text/event-stream":
@@ -260,20 +265,14 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
     are checked as far as is free (`relayed_reply`; a stream by core.passthrough, whole events only).
     `fallback`: a framework's own 404/405/501 raises RouteMissing (the agent's next interface is tried)."""
     client = iface.version
-    headers = upstream_headers(ctx, iface)
-    if ctx.request.headers.get("Content-Type"):
-        headers["Content-Type"] = ctx.request.headers["Content-Type"]
-    url = _url(iface, raw.path)
     if not call.op.streaming:
-        reply = await ctx.upstream.request(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
-                                           read_only=call.op.read_only)
+        reply = await ctx.upstream.request(raw.method, _url(iface, raw.path), headers=_relayed_headers(ctx, iface),
+                                           body=raw.body or None, query=raw.query, read_only=call.op.read_only)
         await _learn(ctx, call, iface, reply.status, reply.body)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
         return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
-    headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
-    resp = await ctx.upstream.open(raw.method, url, headers=headers, body=raw.body or None, query=raw.query,
-                                   read_only=call.op.read_only)
+    resp = await _open_relayed(ctx, call, iface, raw)
     try:
         if resp.content_type != "text/event-stream":
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
@@ -297,6 +296,23 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
     finally:
         if not resp.closed:
             resp.close()
+
+
+def _relayed_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
+    """A pass-through request's headers: those of any request to `iface`, with the client's content type."""
+    headers = upstream_headers(ctx, iface)
+    if ctx.request.headers.get("Content-Type"):
+        headers["Content-Type"] = ctx.request.headers["Content-Type"]
+    return headers
+
+
+async def _open_relayed(ctx: Context, call: Call, iface: Interface, raw: Raw) -> aiohttp.ClientResponse:
+    """The agent's reply to a pass-through stream request, opened; the request's headers are not kept for
+    as long as the stream is open."""
+    headers = _relayed_headers(ctx, iface)
+    headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
+    return await ctx.upstream.open(raw.method, _url(iface, raw.path), headers=headers, body=raw.body or None,
+                                   query=raw.query, read_only=call.op.read_only)
 
 
 async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamResponse:

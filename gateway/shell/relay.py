@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
 from typing import Protocol
 
 import aiohttp
@@ -58,27 +59,32 @@ async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.S
     return response
 
 
-async def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
-               heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
-               keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
-               budget: StreamBudget | None = None) -> int:
+def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
+         heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
+         keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
+         budget: StreamBudget | None = None) -> Coroutine[None, None, int]:
     """Relay upstream chunks through `relay` until either side ends; returns bytes written. The upstream response
     is always released, also when the client has gone (write fails or the handler is cancelled). With a
     `lifecycle`, the stream is registered and counted, and the drain (or the caller's `budget`,
     shell.lifecycle.StreamHandle) ends it after its last complete event (`: draining`). `keepalive` is written
     after `heartbeat` seconds without a write; while the relay is `holding`, `release()` is called once the
-    upstream has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame."""
+    upstream has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame. (The
+    loop's own coroutine is returned: an open stream holds one frame less.)"""
     handle = None
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode, budget)
-    return await _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
-                       keepalive=keepalive, hold_seconds=hold_seconds).run()
+    return _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
+                 keepalive=keepalive, hold_seconds=hold_seconds).run()
 
 
 class _Pump:
     """One stream's relay loop (see pump): what it waits for next, and what a chunk, a quiet upstream, a
-    broken upstream and the end do; `written` counts the bytes the client was sent."""
+    broken upstream and the end do; `written` counts the bytes the client was sent. One per open stream:
+    slots, no dict."""
+
+    __slots__ = ("beat", "handle", "heartbeat", "hold_seconds", "idle_timeout", "keepalive", "last_upstream",
+                 "last_write", "reader", "relay", "response", "upstream", "written")
 
     def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
                  handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,

@@ -166,3 +166,71 @@ def test_comments_alone_are_relayed() -> None:
     relay = checked()
     assert run(relay, [b": keep-alive\n\n" + V10_TASK], close=False) == b": keep-alive\n\n" + V10_TASK
     assert relay.events_out == 1
+
+
+ARTIFACT = rpc({"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": [{"text": "lorem " * 30}]}}})
+
+
+@pytest.mark.parametrize("size", [1 << 20, 16384, 1000, 97])
+@pytest.mark.parametrize(("case", "event", "kept"), [
+    ("not JSON", b"data: this is not json\n\n", False),
+    ("cut short", ARTIFACT[:80] + b"\n\n", False),
+    ("an agent error", b'data: {"jsonrpc": "2.0", "id": "req-7", "error": {"code": -1, "message": "no"}}\n\n', True),
+    ("NaN", ARTIFACT[:-4] + b', "x": NaN}}\n\n', False),
+    ("terminal", V10_DONE, True),
+    ("terminal after a field line", b"id: 5\n" + V10_DONE, True),
+    ("terminal as a number", rpc({"statusUpdate": {"taskId": "t", "status": {"state": 3}}}), True),
+])
+@pytest.mark.parametrize("at", [1, 60, 250])
+def test_one_event_among_many_plain_ones_is_found(size: int, case: str, event: bytes, kept: bool, at: int) -> None:
+    """Past the first item, whole windows of plain events pass by byte counts: an event that fails or ends
+    the stream is found wherever it is and however the stream is cut."""
+    events = [V10_TASK, *[ARTIFACT] * 300]
+    whole = b"".join(events[:at]) + event + b"".join(events[at:]) + V10_DONE
+    relay = checked()
+    out = run(relay, chunked(whole, list(range(size, len(whole), size))))
+    before = b"".join(events[:at])
+    assert relay.done, case
+    if kept:
+        assert out == before + event, case
+        assert relay.events_out == at + 1
+    else:
+        assert out.startswith(before) and error_of(out)["id"] == RPC_ID, case
+        assert out.count(b"\n\n") == at + 1 and relay.events_out == at + 1
+
+
+def test_an_agent_whose_envelope_is_not_plain_is_read_event_by_event() -> None:
+    """No lead is learned from an envelope the bytes do not show plainly: every event is parsed."""
+    odd = b'data: {"result" : {"task": {"id": "t", "status": {"state": "TASK_STATE_SUBMITTED"}}}, ' \
+          b'"jsonrpc": "2.0", "id": "req-7"}\n\n'
+    relay = checked()
+    whole = odd + ARTIFACT * 50 + b"data: nope\n\n" + ARTIFACT
+    out = run(relay, [whole])
+    assert out.startswith(odd + ARTIFACT * 50) and error_of(out)["id"] == RPC_ID
+
+
+def _rest(item: Any) -> bytes:
+    return b"data: " + json.dumps(item).encode() + b"\n\n"
+
+
+V03_ARTIFACT = rpc({"kind": "artifact-update", "taskId": "t", "artifact": {"artifactId": "a", "parts": [
+    {"kind": "text", "text": "lorem " * 30}]}})
+REST_ARTIFACT = _rest({"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a",
+                                                                       "parts": [{"text": "x " * 90}]}}})
+
+
+@pytest.mark.parametrize(("dialect", "binding", "first", "plain", "terminal"), [
+    (V03RPC, JSONRPC, rpc({"kind": "task", "id": "t", "status": {"state": "submitted"}}), V03_ARTIFACT, V03_FINAL),
+    (V03RPC, JSONRPC, rpc({"kind": "task", "id": "t", "status": {"state": "submitted"}}), V03_ARTIFACT, V03_DONE),
+    (V10, REST, _rest({"task": {"id": "t"}}), REST_ARTIFACT,
+     _rest({"statusUpdate": {"status": {"state": "TASK_STATE_CANCELED"}}})),
+    (V03REST, REST, _rest({"task": {"id": "t"}}), REST_ARTIFACT, _rest({"statusUpdate": {"final": True}})),
+])
+@pytest.mark.parametrize("size", [1 << 20, 4096])
+def test_the_terminal_event_among_plain_ones_ends_every_dialect(dialect: Dialect, binding: Binding, first: bytes,
+                                                                 plain: bytes, terminal: bytes, size: int) -> None:
+    before = first + plain * 120
+    whole = before + terminal + plain * 5
+    relay = checked(dialect, binding)
+    assert run(relay, chunked(whole, list(range(size, len(whole), size)))) == before + terminal
+    assert relay.done and relay.events_out == 122

@@ -264,8 +264,8 @@ SECTIONS: dict[str, str] = {
     "defaults follow the specification.",
     "task_index": "What the gateway remembers of the tasks it sees pass to a v0.3 agent, so that it can "
     "answer a v1.0 client's ListTasks (v0.3 has no list): each task's id, context, state, timestamp and "
-    "the caller's scope (a digest of the request's credential headers, never the credentials). Tasks "
-    "the gateway never saw are not listed.",
+    "the caller's scope (a digest of the authenticated subject with [auth] on, else of the request's "
+    "credential headers; never the credentials). Tasks the gateway never saw are not listed.",
     "agui": "The AG-UI front door (POST /agui): AG-UI clients such as CopilotKit in front of the A2A "
     "agent, with A2UI surfaces as activity snapshots.",
     "log": "Logging.",

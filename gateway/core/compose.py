@@ -91,10 +91,15 @@ class TaskRecord:
         return cls(task_id, context, state, float(ts or 0), scope, value.get("observed") is True)
 
 
-def caller_scope(headers: Iterable[tuple[str, str]]) -> str:
-    """Who may list a task: a digest of the request's credential headers (the same credentials, the same
-    scope; none at all is the anonymous scope). The credentials themselves are never kept."""
+def caller_scope(headers: Iterable[tuple[str, str]], subject: str | None = None) -> str:
+    """Who may list a task: the subject the gateway's own [auth] authenticated, when it did (a refreshed
+    token, or another API key of the same subject, keeps its tasks), else a digest of the request's
+    credential headers (the same credentials, the same scope; none at all is the anonymous scope). The
+    credentials themselves are never kept."""
     digest = hashlib.sha256()
+    if subject is not None:
+        digest.update(f"subject\0{subject}".encode())
+        return digest.hexdigest()[:32]
     for name, value in sorted((n.lower(), v) for n, v in headers if n.lower() in CREDENTIAL_HEADERS):
         digest.update(f"{name}\0{value}\0".encode())
     return digest.hexdigest()[:32]

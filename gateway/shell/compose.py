@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -18,7 +18,6 @@ from gateway.config import Settings
 from gateway.core.card import Interface
 from gateway.core.compose import (
     PUSH_CONFIG_OPERATIONS,
-    caller_scope,
     list_page,
     list_query,
     listed_task,
@@ -95,8 +94,9 @@ class Seat(Protocol[Answer_co, Out]):
     @property
     def store(self) -> TaskStore: ...
     @property
-    def credentials(self) -> Iterable[tuple[str, str]]:
-        """The caller's headers (gRPC metadata as headers) its scope in the task index is drawn from."""
+    def scope(self) -> str:
+        """The caller's scope in the task index (core.compose.caller_scope: its authenticated subject, else
+        its credential headers, gRPC metadata read as headers)."""
     @property
     def ended(self) -> bool:
         """The caller's stream can take nothing more (a gRPC status was sent)."""
@@ -170,7 +170,7 @@ async def _call(seat: Seat[Any, Any], iface: Interface, op: str, params: Any) ->
             except GatewayError as err:
                 return err
             if not isinstance(step, Again):
-                await remember(seat.store, seat.credentials, sub)
+                await remember(seat.store, seat.scope, sub)
                 return step
             out = step.request
     finally:
@@ -183,7 +183,7 @@ async def _list_tasks(seat: Seat[A, Any], iface: Interface) -> A:
     """The caller's tasks from the index (filtered, ordered, paged by core.compose), each refreshed by GetTask;
     a task the agent no longer knows is dropped from the index and the page."""
     query = list_query(seat.call.params)
-    scope = caller_scope(seat.credentials)
+    scope = seat.scope
     store, agent = seat.store, agent_key(iface.url)
     page, token, total = list_page(await store.scoped(agent, scope), query, scope)
     limit = {} if query.history_length is None else {"historyLength": query.history_length}
@@ -249,7 +249,7 @@ async def _subscribe(seat: Seat[A, Out], iface: Interface) -> A:
         if not resp.closed:
             resp.close()
         seat.door.notes.extend(main.notes)
-        await remember(seat.store, seat.credentials, main)
+        await remember(seat.store, seat.scope, main)
 
 
 async def _follow(seat: Seat[Any, Out], iface: Interface, relay: StreamRelay[Any, Out], task_id: str,

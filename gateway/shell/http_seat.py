@@ -3,7 +3,6 @@ composed v1.0 call answered with respond / start_stream / pump, anything else ca
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import aiohttp
@@ -68,8 +67,8 @@ class HttpSeat:
         return self.ctx.request.config_dict[TASK_INDEX]
 
     @property
-    def credentials(self) -> Iterable[tuple[str, str]]:
-        return self.ctx.request.headers.items()
+    def scope(self) -> str:
+        return self.ctx.task_scope()
 
     @property
     def ended(self) -> bool:

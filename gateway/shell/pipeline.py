@@ -18,6 +18,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc
+from gateway.core.compose import caller_scope
 from gateway.core.errors import (
     ClientTooSlow,
     EdgeRefusal,
@@ -146,6 +147,10 @@ class Context:
         if not isinstance(caller, A2ACaller):
             return None
         return SeenCaller(self.app[MIGRATION], self.request.headers, caller.version, caller.binding)
+
+    def task_scope(self) -> str:
+        """The caller's scope in the task index: its authenticated subject, else its credential headers."""
+        return caller_scope(self.request.headers.items(), None if self.verdict is None else self.verdict.subject)
 
     def forwarded_headers(self) -> CIMultiDictProxy[str] | CIMultiDict[str]:
         """The request's headers as they may go on to the agent: its credentials dropped when [auth] says

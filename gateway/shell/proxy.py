@@ -165,7 +165,7 @@ async def translated(ctx: Context, call: Call, iface: Interface,
     finally:
         ctx.notes.extend(exchange.notes)
         # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
-        await remember(ctx.request.config_dict[TASK_INDEX], ctx.request.headers.items(), exchange)
+        await remember(ctx.request.config_dict[TASK_INDEX], ctx.task_scope(), exchange)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from gateway.config import TaskIndexSettings
 from gateway.core import jsoncodec
-from gateway.core.compose import TaskRecord, caller_scope, records_in
+from gateway.core.compose import TaskRecord, records_in
 from gateway.core.errors import GatewayError, UpstreamUnavailable
 from gateway.core.exchange import Exchange
 from gateway.core.types import Dialect, Version
@@ -166,16 +166,16 @@ def tracked(exchange: Exchange) -> bool:
     return exchange.src is Dialect.V10 and exchange.upstream.version is Version.V03
 
 
-async def remember(store: TaskStore, headers: Iterable[tuple[str, str]], exchange: Exchange) -> None:
+async def remember(store: TaskStore, scope: str, exchange: Exchange) -> None:
     """Record in `store` the tasks a translated exchange showed (its result, or its stream's last word per
-    task), in the scope of the caller's `headers` (HTTP headers, or gRPC metadata as headers). A store that
-    fails is logged, never the caller's failure: the call itself went through."""
+    task), in the caller's `scope` (core.compose.caller_scope). A store that fails is logged, never the
+    caller's failure: the call itself went through."""
     if not tracked(exchange):
         return
     seen = [*exchange.seen, *(exchange.relay.tracked.values() if exchange.relay is not None else ())]
     if not seen:
         return
-    scope, now = caller_scope(headers), time.time()
+    now = time.time()
     records = [r for value in seen for r in records_in(value, scope=scope, seen_at=now)]
     if not records:
         return

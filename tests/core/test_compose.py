@@ -33,6 +33,11 @@ TASK = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING",
 
 def test_scope_is_a_digest_of_the_credential_headers_only() -> None:
     alice = caller_scope([("Authorization", "Bearer alice"), ("User-Agent", "x")])
+    # an authenticated subject is the scope, whatever its credentials (a refreshed token keeps its tasks)
+    assert caller_scope([("Authorization", "Bearer t1")], "alice") == caller_scope([("Authorization", "Bearer t2")],
+                                                                                   "alice")
+    assert caller_scope([], "alice") != caller_scope([], "bob")
+    assert caller_scope([], "alice") not in (alice, caller_scope([]))
     assert alice == caller_scope([("authorization", "Bearer alice")])
     assert alice != caller_scope([("Authorization", "Bearer bob")])
     assert alice != caller_scope([])

@@ -374,6 +374,25 @@ async def test_stripped_credentials_still_scope_the_task_index(fake_agent_factor
     assert [t["id"] for t in alice["result"]["tasks"]] == ["t-alice"], alice
 
 
+async def test_the_task_index_scopes_an_authenticated_caller_by_its_subject(
+        fake_agent_factory: Any, jwks_url: str, gateway_factory: GatewayFactory) -> None:
+    """A refreshed token is the same caller: ListTasks lists what the subject made with its earlier token,
+    and not what another subject made."""
+    fake: FakeAgent = await fake_agent_factory("0.3")
+    fake.reply_json("message/send", {"kind": "task", "id": "t-alice", "contextId": "c1",
+                                     "status": {"state": "working"}})
+    for _ in range(2):
+        fake.reply_json("tasks/get", {"kind": "task", "id": "t-alice", "contextId": "c1",
+                                      "status": {"state": "working"}})
+    gw = await gateway_factory(fake.url, auth__jwks_url=jwks_url, auth__issuer=ISSUER, auth__audience=AUDIENCE)
+    assert (await _rpc(gw, V10_SEND, **bearer(exp=int(time.time()) + 100)))[0] == 200
+    listing = {**V10_SEND, "method": "ListTasks", "params": {}}
+    _, refreshed, _ = await _rpc(gw, listing, **bearer(exp=int(time.time()) + 200))
+    assert [t["id"] for t in refreshed["result"]["tasks"]] == ["t-alice"], refreshed
+    _, bob, _ = await _rpc(gw, listing, **bearer(sub="bob"))
+    assert bob["result"]["tasks"] == [], bob
+
+
 async def _subscribable(fake_agent_factory: Any) -> FakeAgent:
     """A v0.3 agent with a working task t1 whose subscription sends 40 updates, 50 ms apart."""
     fake: FakeAgent = await fake_agent_factory("0.3")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import aiohttp
@@ -37,6 +37,7 @@ from gateway.core.bindings.grpc.metadata import (
 )
 from gateway.core.bindings.grpc.status import HTTP_STATUS, STATUS_CODES
 from gateway.core.card import Interface
+from gateway.core.compose import caller_scope
 from gateway.core.errors import (
     EdgeRefusal,
     GatewayError,
@@ -115,6 +116,10 @@ class GrpcCall:
         if self.verdict is None or not self.verdict.strip:
             return self.metadata
         return self.verdict.kept(self.metadata)
+
+    def task_scope(self) -> str:
+        """The caller's scope in the task index, as the HTTP doors draw it (its metadata read as headers)."""
+        return caller_scope(to_headers(self.metadata), None if self.verdict is None else self.verdict.subject)
 
     def caller_seen(self) -> SeenCaller:
         return SeenCaller(self.migration, self.headers(), self.rpc.version, Binding.GRPC)
@@ -276,8 +281,8 @@ class GrpcListener:
 
     async def _remember(self, call: GrpcCall, exchange: Exchange) -> None:
         """The tasks a translated call showed, in the task index (as the HTTP doors record theirs), in the
-        scope of the caller's metadata read as headers: the same credentials list the same tasks."""
-        await remember(self.app[TASK_INDEX], to_headers(call.metadata), exchange)
+        caller's scope: the same subject or credentials list the same tasks whichever door made them."""
+        await remember(self.app[TASK_INDEX], call.task_scope(), exchange)
 
     def _exchange(self, call: GrpcCall, client: Call, iface: Interface) -> Exchange:
         settings = call.settings
@@ -523,8 +528,8 @@ class GrpcSeat:
         return self.listener.app[TASK_INDEX]
 
     @property
-    def credentials(self) -> Iterable[tuple[str, str]]:
-        return to_headers(self.grpc_call.metadata)
+    def scope(self) -> str:
+        return self.grpc_call.task_scope()
 
     @property
     def ended(self) -> bool:

@@ -33,7 +33,7 @@ from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, body_response, respond
 from gateway.shell.relay import Relay, pump, start_stream
-from gateway.shell.task_index import TASK_INDEX, remember
+from gateway.shell.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import grpc_target, public_base
 
@@ -165,7 +165,8 @@ async def translated(ctx: Context, call: Call, iface: Interface,
     finally:
         ctx.notes.extend(exchange.notes)
         # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
-        await remember(ctx.request.config_dict[TASK_INDEX], ctx.task_scope(), exchange)
+        if tracked(exchange):   # looked at first: most exchanges record nothing, and need no store nor scope
+            await remember(ctx.request.config_dict[TASK_INDEX], ctx.task_scope(), exchange)
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed

@@ -63,7 +63,7 @@ from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
-from gateway.shell.task_index import TASK_INDEX, TaskStore, remember
+from gateway.shell.task_index import TASK_INDEX, TaskStore, remember, tracked
 from gateway.shell.upstream import Upstream, read_bounded
 from gateway.shell.urls import grpc_target, listener_base
 
@@ -282,7 +282,8 @@ class GrpcListener:
     async def _remember(self, call: GrpcCall, exchange: Exchange) -> None:
         """The tasks a translated call showed, in the task index (as the HTTP doors record theirs), in the
         caller's scope: the same subject or credentials list the same tasks whichever door made them."""
-        await remember(self.app[TASK_INDEX], call.task_scope(), exchange)
+        if tracked(exchange):
+            await remember(self.app[TASK_INDEX], call.task_scope(), exchange)
 
     def _exchange(self, call: GrpcCall, client: Call, iface: Interface) -> Exchange:
         settings = call.settings

@@ -112,7 +112,8 @@ class Seat(Protocol[Answer_co, Out]):
     async def write(self, out: Out) -> int:
         """Send what the relay gave; the bytes written."""
     async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, Out]) -> int:
-        """Relay the agent's live stream until either side ends (keep-alives, idle timeout, drain)."""
+        """Relay the agent's live stream until either side ends (keep-alives, idle timeout, drain, the
+        stream's budgets); the bytes written, which the stream's byte budget counts."""
     async def keepalive(self) -> int:
         """A keep-alive while a followed task is quiet (none where the transport keeps the call alive)."""
     async def end(self, written: int, relay: StreamRelay[Any, Out]) -> Answer_co:

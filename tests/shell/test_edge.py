@@ -433,3 +433,18 @@ async def test_composed_grpc_subscriptions_keep_their_budget(fake_agent_factory:
     messages = [message async for message in call]
     assert await call.code() is grpc.StatusCode.OK and 1 < len(messages) < 41, len(messages)
     assert time.monotonic() - started < 2   # the agent's 40 updates take 2 s
+
+
+async def test_composed_grpc_subscriptions_keep_their_byte_budget(fake_agent_factory: Any,
+                                                                  grpc_gateway: Any) -> None:
+    """The bytes the agent's live stream relayed count against the byte budget of a composed subscription
+    over gRPC: once the pump stops at it, the task is not followed on (which would hold the call open)."""
+    fake = await _subscribable(fake_agent_factory)
+    _, _, channel = await grpc_gateway(fake, callers__max_stream_bytes=200)
+    request = message_class(Version.V10, "SubscribeToTaskRequest")(id="t1").SerializeToString()
+    started = time.monotonic()
+    call = channel.unary_stream("/lf.a2a.v1.A2AService/SubscribeToTask")(request, timeout=5)
+    messages = [message async for message in call]
+    assert await call.code() is grpc.StatusCode.OK and 1 < len(messages) < 41, len(messages)
+    assert time.monotonic() - started < 1.5   # the agent's 40 updates take 2 s, following the task longer
+    assert sum(len(m) for m in messages) < 400

@@ -362,20 +362,23 @@ class GrpcListener:
             await self._initial(call, resp.headers)
             relay = exchange.framed(GrpcFrames(call.rpc, exchange.cx),
                                    max_event_bytes=call.settings.limits.max_sse_event_bytes)
-            status = await self._pump(call, resp, relay)
+            status, _ = await self._pump(call, resp, relay)
             call.outcome, call.fields["events"] = "stream", relay.events_out
             return status if status is not None else b""
         finally:
             if not resp.closed:
                 resp.close()
 
-    async def _pump(self, call: GrpcCall, resp: aiohttp.ClientResponse, relay: Any) -> GrpcStatus | None:
-        """Relay the agent's SSE stream as the caller's messages until either side ends (or the drain);
-        the status that ends the call when the relay produced one. The agent's response is always closed."""
+    async def _pump(self, call: GrpcCall, resp: aiohttp.ClientResponse,
+                    relay: Any) -> tuple[GrpcStatus | None, int]:
+        """Relay the agent's SSE stream as the caller's messages until either side ends (or the drain): the
+        status that ends the call when the relay produced one, and the message bytes written. The agent's
+        response is always closed."""
         reader = resp.content
         handle = self.lifecycle.stream(reader, relay, "translated", call.budget)
         idle = call.settings.upstream.timeout.idle_stream
         last = time.monotonic()
+        written = 0
         try:
             while not relay.done and not handle.stopping:
                 wait = (last + (LOOKAHEAD_SECONDS if relay.holding else idle)) - time.monotonic()
@@ -400,11 +403,12 @@ class GrpcListener:
                     frames = relay.feed(chunk) if chunk else relay.close()
                 for frame in frames:
                     if isinstance(frame, GrpcStatus):
-                        return frame
+                        return frame, written
                     await call.context.write(frame)
+                    written += len(frame)
                     handle.wrote(len(frame))
                 handle.sync()
-            return None
+            return None, written
         finally:
             handle.close()
             if reader.at_eof():
@@ -578,8 +582,8 @@ class GrpcSeat:
         return written
 
     async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> int:
-        self.ending = await self.listener._pump(self.grpc_call, resp, relay)
-        return 0   # the messages' bytes are not counted
+        self.ending, written = await self.listener._pump(self.grpc_call, resp, relay)
+        return written   # counted against the stream's byte budget by the composition, as the HTTP seat's
 
     async def keepalive(self) -> int:
         return 0   # HTTP/2 keeps the call alive

@@ -422,29 +422,20 @@ async def test_composed_subscriptions_hold_a_stream_slot_and_budget(fake_agent_f
     assert b": draining" in streamed and len(streamed) < 1400, streamed   # not the agent's 40 events
 
 
-async def test_composed_grpc_subscriptions_keep_their_budget(fake_agent_factory: Any, grpc_gateway: Any) -> None:
-    """The same composed subscription over the gRPC door ends cleanly (OK) at its time budget, and does not go
-    on to follow the task once it is spent."""
+@pytest.mark.parametrize("budget", [{"callers__max_stream_seconds": 0.5}, {"callers__max_stream_bytes": 200}],
+                         ids=["time", "bytes"])
+async def test_composed_grpc_subscriptions_keep_their_budget(fake_agent_factory: Any, grpc_gateway: Any,
+                                                             budget: dict[str, Any]) -> None:
+    """The same composed subscription over the gRPC door ends cleanly (OK) at its time budget, or at its byte
+    budget (the bytes the agent's live stream relayed count), and does not go on to follow the task once it
+    is spent (which would hold the call open)."""
     fake = await _subscribable(fake_agent_factory)
-    _, _, channel = await grpc_gateway(fake, callers__max_stream_seconds=0.5)
+    _, _, channel = await grpc_gateway(fake, **budget)
     request = message_class(Version.V10, "SubscribeToTaskRequest")(id="t1").SerializeToString()
     started = time.monotonic()
     call = channel.unary_stream("/lf.a2a.v1.A2AService/SubscribeToTask")(request, timeout=5)
     messages = [message async for message in call]
     assert await call.code() is grpc.StatusCode.OK and 1 < len(messages) < 41, len(messages)
     assert time.monotonic() - started < 2   # the agent's 40 updates take 2 s
-
-
-async def test_composed_grpc_subscriptions_keep_their_byte_budget(fake_agent_factory: Any,
-                                                                  grpc_gateway: Any) -> None:
-    """The bytes the agent's live stream relayed count against the byte budget of a composed subscription
-    over gRPC: once the pump stops at it, the task is not followed on (which would hold the call open)."""
-    fake = await _subscribable(fake_agent_factory)
-    _, _, channel = await grpc_gateway(fake, callers__max_stream_bytes=200)
-    request = message_class(Version.V10, "SubscribeToTaskRequest")(id="t1").SerializeToString()
-    started = time.monotonic()
-    call = channel.unary_stream("/lf.a2a.v1.A2AService/SubscribeToTask")(request, timeout=5)
-    messages = [message async for message in call]
-    assert await call.code() is grpc.StatusCode.OK and 1 < len(messages) < 41, len(messages)
-    assert time.monotonic() - started < 1.5   # the agent's 40 updates take 2 s, following the task longer
-    assert sum(len(m) for m in messages) < 400
+    if "callers__max_stream_bytes" in budget:
+        assert time.monotonic() - started < 1.5 and sum(len(m) for m in messages) < 400

@@ -114,9 +114,10 @@ def unremarkable(region: bytes) -> bool:
             region.decode()
         except UnicodeDecodeError:
             return False
-    if b"\\" in region and b"\\u" in region and _may_have_surrogate(region):
+    find = region.find
+    if find(b"\\") >= 0 and find(b"\\u") >= 0 and _may_have_surrogate(region):
         return False
-    return not ((b"N" in region and b"NaN" in region) or (b"y" in region and b"Infinity" in region))
+    return not ((find(b"N") >= 0 and find(b"NaN") >= 0) or (find(b"y") >= 0 and find(b"Infinity") >= 0))
 
 
 def _decode(data: bytes | str) -> Any:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from gateway.core import dialects, jsoncodec
-from gateway.core.bindings.jsonrpc import error_envelope, response_from_json, result_envelope
+from gateway.core.bindings.jsonrpc import NOT_PLAIN, error_envelope, plain_result, response_from_json, result_envelope
 from gateway.core.dialects import BINDINGS
 from gateway.core.errors import (
     GatewayError,
@@ -29,8 +29,6 @@ from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body,
 from gateway.core.types import JSONRPC, REST, V03RPC, V10, Binding, Dialect, JsonObj
 
 __all__ = ["ERROR_EVENT", "Frames", "HubFrames", "HubItem", "SseFrames", "StreamRelay", "sse_relay"]
-
-_ID_TYPES = (str, int, type(None))   # a JSON-RPC id (bool is no id: `type` tells them apart)
 
 ERROR_EVENT: Final = "error"  # the SSE event name of every error the relay writes (v0.3 clients ignore it)
 
@@ -470,10 +468,8 @@ class StreamRelay(Generic[F, Out]):
         except MalformedEnvelope:
             raise InvalidAgentResponse("agent stream: event data is not JSON", path=at) from None
         if self.upstream_binding is JSONRPC:
-            if type(value) is dict and "result" in value and "error" not in value and value.get("jsonrpc") == "2.0" \
-                    and type(value.get("id")) in _ID_TYPES:
-                raw = value["result"]   # the usual event: what response_from_json would find, without its object
-            else:
+            raw = plain_result(value)   # the usual event
+            if raw is NOT_PLAIN:
                 response = response_from_json(value)
                 if response.error is not None:
                     hub = _rpc_error_to_hub(response.error, self.upstream, self.cx, at)

@@ -30,7 +30,7 @@ _VERSION_RE = re.compile(r"(\d{1,9})(?:\.\d{1,9}){0,2}", re.ASCII)
 SUPPORTED = ", ".join(v.value for v in Version)
 
 
-_SPELLED = {"0.3": Version.V03, "1.0": Version.V10}   # what clients send, read without the pattern
+_SPELLED = {v.value: v for v in Version}   # what clients send ("0.3", "1.0"), read without the pattern
 
 
 def parse_version(raw: str | None) -> Version:

@@ -4,7 +4,7 @@ envelopes, carry `id` verbatim (string, integer or null). It never looks inside 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from gateway.core import jsoncodec
 from gateway.core.errors import (
@@ -129,6 +129,19 @@ def parse_response(body: bytes | str) -> RpcResponse:
     except (MalformedEnvelope, LimitExceeded) as exc:
         raise InvalidAgentResponse(f"agent reply is not JSON: {exc.message}") from None
     return response_from_json(value)
+
+
+NOT_PLAIN: Final = object()   # plain_result's "read it with response_from_json"
+
+
+def plain_result(value: Any) -> Any:
+    """The result of the usual response (`jsonrpc` "2.0", a valid id, a result and no error), as
+    `response_from_json(value).result` would give it but without building the RpcResponse (a stream reads
+    one per event); NOT_PLAIN for anything else, which response_from_json then reads or refuses."""
+    if type(value) is dict and "result" in value and "error" not in value \
+            and value.get("jsonrpc") == JSONRPC_VERSION and _is_id(value.get("id")):
+        return value["result"]
+    return NOT_PLAIN
 
 
 def response_from_json(value: Any) -> RpcResponse:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import aiohttp
@@ -401,12 +401,10 @@ class GrpcListener:
                     if chunk:
                         last = time.monotonic()
                     frames = relay.feed(chunk) if chunk else relay.close()
-                for frame in frames:
-                    if isinstance(frame, GrpcStatus):
-                        return frame, written
-                    await call.context.write(frame)
-                    written += len(frame)
-                    handle.wrote(len(frame))
+                ending, sent, _ = await _send(call, frames, handle)
+                written += sent
+                if ending is not None:
+                    return ending, written
                 handle.sync()
             return None, written
         finally:
@@ -490,24 +488,19 @@ class GrpcListener:
         events = 0
         await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
         async for message in stream.messages(settings.upstream.timeout.idle_stream):
-            for frame in frames_of(message):
-                if isinstance(frame, GrpcStatus):
-                    return frame
-                await call.context.write(frame)
-                handle.wrote(len(frame))
-                events += 1
+            ending, _, sent = await _send(call, frames_of(message), handle)
+            if ending is not None:
+                return ending
+            events += sent
             if relay is not None and relay.done:
                 break
         self._agent_trailer(call, stream.trailing)
         call.outcome, call.fields["events"] = "stream", events
         if relay is None or exchange is None:
             return stream.status if stream.status is not None else b""
-        ending = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
-        for frame in ending:
-            if isinstance(frame, GrpcStatus):
-                return frame
-            await call.context.write(frame)
-        return b""
+        last = relay.close() if stream.status is None else relay.error(exchange.grpc_error(stream.status))
+        ending, _, _ = await _send(call, last)
+        return ending if ending is not None else b""
 
 
 class GrpcSeat:
@@ -570,15 +563,9 @@ class GrpcSeat:
         await self.listener._agent_head(self.grpc_call, [])
 
     async def write(self, out: list[bytes | GrpcStatus]) -> int:
-        written = 0
-        for frame in out:
-            if self.ending is not None:
-                break
-            if isinstance(frame, GrpcStatus):
-                self.ending = frame
-                break
-            await self.grpc_call.context.write(frame)
-            written += len(frame)
+        if self.ending is not None:
+            return 0
+        self.ending, written, _ = await _send(self.grpc_call, out)
         return written
 
     async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> int:
@@ -591,6 +578,22 @@ class GrpcSeat:
     async def end(self, written: int, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> bytes | GrpcStatus:
         self.grpc_call.outcome, self.grpc_call.fields["events"] = "stream", relay.events_out
         return self.ending if self.ending is not None else b""
+
+
+async def _send(call: GrpcCall, frames: Iterable[bytes | GrpcStatus],
+                handle: StreamHandle | None = None) -> tuple[GrpcStatus | None, int, int]:
+    """Write `frames` to the caller up to the first status among them, which ends the call (returned, not
+    written): (that status or None, the bytes written, the messages written). With the stream's `handle`,
+    each message counts against the caller's stream budgets."""
+    written = count = 0
+    for frame in frames:
+        if isinstance(frame, GrpcStatus):
+            return frame, written, count
+        await call.context.write(frame)
+        written, count = written + len(frame), count + 1
+        if handle is not None:
+            handle.wrote(len(frame))
+    return None, written, count
 
 
 def _url(iface: Interface, path: str) -> str:

@@ -12,8 +12,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-import aiohttp
-
 from gateway.config import Settings
 from gateway.core.card import Interface
 from gateway.core.compose import (
@@ -37,6 +35,7 @@ from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange
 from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Lifecycle
+from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TaskStore, agent_key, remember
 from gateway.shell.upstream import Upstream, read_bounded
 
@@ -111,7 +110,7 @@ class Seat(Protocol[Answer_co, Out]):
         """Open the caller's stream."""
     async def write(self, out: Out) -> int:
         """Send what the relay gave; the bytes written."""
-    async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, Out]) -> int:
+    async def pump(self, resp: StreamReply, relay: StreamRelay[Any, Out]) -> int:
         """Relay the agent's live stream until either side ends (keep-alives, idle timeout, drain, the
         stream's budgets); the bytes written, which the stream's byte budget counts."""
     async def keepalive(self) -> int:

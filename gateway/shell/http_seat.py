@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
@@ -20,6 +19,7 @@ from gateway.shell.pipeline import Context, respond
 from gateway.shell.proxy import Raw, exchange_for, upstream_headers
 from gateway.shell.proxy import forward as proxy_forward
 from gateway.shell.relay import KEEPALIVE, pump, start_stream
+from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, TaskStore
 from gateway.shell.upstream import Upstream
 
@@ -104,7 +104,7 @@ class HttpSeat:
         await self._open().write(out)
         return len(out)
 
-    async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, bytes]) -> int:
+    async def pump(self, resp: StreamReply, relay: StreamRelay[Any, bytes]) -> int:
         settings = self.ctx.settings
         return await pump(self._open(), resp, relay, heartbeat=settings.server.heartbeat_seconds,
                           lifecycle=self.ctx.lifecycle, idle_timeout=settings.upstream.timeout.idle_stream,

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
@@ -33,6 +32,7 @@ from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, body_response, respond
 from gateway.shell.relay import Relay, pump, start_stream
+from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.upstream import read_bounded
 from gateway.shell.urls import grpc_target, public_base
@@ -211,7 +211,7 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
         out = step.request
 
 
-async def _open_stream(ctx: Context, exchange: Exchange, out: Outgoing) -> aiohttp.ClientResponse:
+async def _open_stream(ctx: Context, exchange: Exchange, out: Outgoing) -> StreamReply:
     """The agent's reply to a translated stream request, opened (its headers are not kept while it is open)."""
     headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
@@ -253,7 +253,7 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
     return stream
 
 
-async def _pump(ctx: Context, stream: web.StreamResponse, resp: aiohttp.ClientResponse, relay: Relay) -> int:
+async def _pump(ctx: Context, stream: web.StreamResponse, resp: StreamReply, relay: Relay) -> int:
     written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
                          lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()
@@ -307,7 +307,7 @@ def _relayed_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
     return headers
 
 
-async def _open_relayed(ctx: Context, call: Call, iface: Interface, raw: Raw) -> aiohttp.ClientResponse:
+async def _open_relayed(ctx: Context, call: Call, iface: Interface, raw: Raw) -> StreamReply:
     """The agent's reply to a pass-through stream request, opened; the request's headers are not kept for
     as long as the stream is open."""
     headers = _relayed_headers(ctx, iface)

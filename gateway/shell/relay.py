@@ -6,6 +6,7 @@ the drain, and the upstream closed in `finally` whoever leaves. It never inspect
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import Coroutine
 from typing import Protocol
@@ -20,6 +21,7 @@ from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
 from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
+from gateway.shell.stream_link import StreamReply
 
 log = get_logger("gateway.relay")
 
@@ -35,6 +37,8 @@ LOOKAHEAD_SECONDS = 0.25
 FEED_BYTES = 16384
 KEEPALIVE = encode(SseComment(" keep-alive"))
 DRAINING = encode(SseComment(" draining"))
+# the context the pump's deadline timer runs in: it reads no context variable, so none is copied per arming
+_TIMER_CONTEXT = contextvars.Context()
 
 
 class Relay(Protocol):
@@ -59,7 +63,7 @@ async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.S
     return response
 
 
-def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay, *,
+def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
          heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
          keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
          budget: StreamBudget | None = None) -> Coroutine[None, None, int]:
@@ -81,12 +85,18 @@ def pump(response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: 
 class _Pump:
     """One stream's relay loop (see pump): what it waits for next, and what a chunk, a quiet upstream, a
     broken upstream and the end do; `written` counts the bytes the client was sent. One per open stream:
-    slots, no dict."""
+    slots, no dict.
 
-    __slots__ = ("beat", "handle", "heartbeat", "hold_seconds", "idle_timeout", "keepalive", "last_upstream",
-                 "last_write", "reader", "relay", "response", "upstream", "written")
+    Its deadlines share one lazy timer: a chunk moves `last_upstream` on and leaves the timer alone; the timer,
+    when it fires early, re-arms for the deadline as it stands then, and when a deadline has passed it cancels
+    the waiting read (told apart from any other cancellation by `fired` and Task.uncancel). A busy stream so
+    arms a timer about once a deadline period, not once a chunk as a timeout around each read would."""
 
-    def __init__(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse, relay: Relay,
+    __slots__ = ("beat", "due_at", "fired", "handle", "heartbeat", "hold_seconds", "idle_timeout", "keepalive",
+                 "last_upstream", "last_write", "reader", "relay", "response", "task", "timer", "upstream",
+                 "waiting", "written")
+
+    def __init__(self, response: web.StreamResponse, upstream: StreamReply, relay: Relay,
                  handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
                  hold_seconds: float) -> None:
         self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
@@ -95,9 +105,14 @@ class _Pump:
         self.written = 0
         self.last_upstream = self.last_write = time.monotonic()
         self.beat = False  # whether the current wait includes the keep-alive deadline
+        self.task: asyncio.Task[object] | None = None   # the loop's own task, while it waits on a read
+        self.timer: asyncio.TimerHandle | None = None
+        self.due_at = 0.0   # when the timer fires (time.monotonic)
+        self.waiting = self.fired = False
 
     async def run(self) -> int:
         relay, handle = self.relay, self.handle
+        self.task = asyncio.current_task()
         try:
             while not relay.done:
                 if handle is not None and handle.stopping:
@@ -125,22 +140,58 @@ class _Pump:
 
     async def read(self) -> bytes:
         """The next upstream chunk (b"" at its end): what is already buffered at once, else awaited until
-        the first deadline (TimeoutError), under one timer and no task of its own."""
-        chunk = self.reader.read_nowait()
-        if chunk or self.reader.at_eof():
+        the first deadline (TimeoutError), under the pump's one timer and no task of its own."""
+        reader = self.reader
+        chunk = reader.read_nowait()
+        if chunk or reader.at_eof():
             return chunk
-        async with asyncio.timeout(self.wait()):
-            return await self.reader.readany()
+        now = time.monotonic()
+        due_at = self.deadline()
+        task = self.task
+        if due_at <= now or task is None:
+            raise TimeoutError
+        timer = self.timer
+        if timer is not None and self.due_at > due_at:   # the deadline came nearer (the lookahead holds)
+            timer.cancel()
+            timer = None
+        if timer is None:
+            self.due_at = due_at
+            self.timer = task.get_loop().call_later(due_at - now, self.due, context=_TIMER_CONTEXT)
+        self.waiting = True
+        try:
+            return await reader.readany()
+        except asyncio.CancelledError:
+            if self.fired:
+                self.fired = False
+                if task.uncancel() == 0:   # the deadline's cancellation alone: the stream goes on
+                    raise TimeoutError from None
+            raise
+        finally:
+            self.waiting = False
 
-    def wait(self) -> float:
-        """Seconds until the first deadline: the idle timeout, the keep-alive, the lookahead's hold."""
-        deadlines = [self.last_upstream + self.idle_timeout]
+    def due(self) -> None:
+        """The timer fired: re-armed for the deadline as it stands now, or the waiting read cancelled."""
+        self.timer = None
+        task = self.task
+        if not self.waiting or task is None:
+            return   # the loop is busy: its next read looks at the deadlines itself
+        now, due_at = time.monotonic(), self.deadline()
+        if due_at > now:
+            self.due_at = due_at
+            self.timer = task.get_loop().call_later(due_at - now, self.due, context=_TIMER_CONTEXT)
+            return
+        self.fired = True
+        task.cancel()
+
+    def deadline(self) -> float:
+        """The first deadline (time.monotonic): the idle timeout, the keep-alive, the lookahead's hold."""
+        due_at = self.last_upstream + self.idle_timeout
         self.beat = self.heartbeat > 0  # every relay writes whole events: a keep-alive never lands inside one
         if self.beat:
-            deadlines.append(self.last_write + self.heartbeat)
+            due_at = min(due_at, self.last_write + self.heartbeat)
         if self.relay.holding:
-            deadlines.append(self.last_upstream + self.hold_seconds)
-        return max(0.0, min(deadlines) - time.monotonic())
+            due_at = min(due_at, self.last_upstream + self.hold_seconds)
+        return due_at
 
     async def quiet(self) -> bool:
         """A deadline passed with nothing from upstream: fail on the idle timeout (True: the stream is
@@ -194,6 +245,10 @@ class _Pump:
             self.handle.wrote(n)   # a caller's byte budget ends the stream as a drain does
 
     def finish(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.task = None
         if self.handle is not None:
             self.handle.close()
         if self.reader.at_eof():

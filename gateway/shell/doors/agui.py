@@ -43,6 +43,7 @@ from gateway.observability import get_logger
 from gateway.shell.headers import upstream_request_headers
 from gateway.shell.pipeline import Context, read_body, serve
 from gateway.shell.relay import SSE_HEADERS, pump
+from gateway.shell.stream_link import StreamReply
 from gateway.shell.upstream import Upstream, read_bounded
 
 log = get_logger("gateway.agui")
@@ -285,7 +286,7 @@ class RunDoor:
         finally:
             self.ctx.notes.extend(exchange.notes)
 
-    async def _reply(self, exchange: Exchange, op: Operation, resp: aiohttp.ClientResponse) -> None:
+    async def _reply(self, exchange: Exchange, op: Operation, resp: StreamReply) -> None:
         try:
             if resp.status == 200 and resp.content_type == "text/event-stream":
                 relay = RunRelay(exchange.hub_stream(max_event_bytes=self.settings.limits.max_sse_event_bytes),

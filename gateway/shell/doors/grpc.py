@@ -63,6 +63,7 @@ from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
+from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, TaskStore, remember, tracked
 from gateway.shell.upstream import Upstream, read_bounded
 from gateway.shell.urls import grpc_target, listener_base
@@ -369,7 +370,7 @@ class GrpcListener:
             if not resp.closed:
                 resp.close()
 
-    async def _pump(self, call: GrpcCall, resp: aiohttp.ClientResponse,
+    async def _pump(self, call: GrpcCall, resp: StreamReply,
                     relay: Any) -> tuple[GrpcStatus | None, int]:
         """Relay the agent's SSE stream as the caller's messages until either side ends (or the drain): the
         status that ends the call when the relay produced one, and the message bytes written. The agent's
@@ -568,7 +569,7 @@ class GrpcSeat:
         self.ending, written, _ = await _send(self.grpc_call, out)
         return written
 
-    async def pump(self, resp: aiohttp.ClientResponse, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> int:
+    async def pump(self, resp: StreamReply, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> int:
         self.ending, written = await self.listener._pump(self.grpc_call, resp, relay)
         return written   # counted against the stream's byte budget by the composition, as the HTTP seat's
 

@@ -1,0 +1,416 @@
+"""The agent's event streams over HTTP/1.1 on the lowest layer that does the job: an asyncio protocol per
+connection fed to httptools' llhttp parser, the idle keep-alive connections kept for the next stream, and
+the reply as the relay reads it (status, head, unread chunks, flow control, how it ended).
+
+An open stream is long-lived and there may be thousands: aiohttp's client keeps ~12 KiB for each (the
+request's info, the parsed head twice over, two stream readers, the connector's bookkeeping), this ~3 KiB.
+Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import select
+import ssl
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import cast
+
+import aiohttp
+import httptools
+from aiohttp.client_reqrep import ConnectionKey
+from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
+
+# unread bytes at which reading from the agent pauses (the client is slower than the agent), and resumes
+HIGH_WATER = 256 * 1024
+LOW_WATER = 64 * 1024
+IDLE_SECONDS = 15.0   # an idle connection older than this is closed rather than reused (aiohttp's default)
+MAX_IDLE = 256        # idle connections kept per agent address
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class Link(asyncio.Protocol):
+    """One connection to the agent: the parser's callbacks go to the reply being read on it. Idle (no
+    reply) between streams, in its pool's idle list."""
+
+    __slots__ = ("address", "closed", "idle_since", "links", "parser", "reply", "transport")
+
+    def __init__(self, links: Links, address: tuple[str, str, int]) -> None:
+        self.links, self.address = links, address
+        self.transport: asyncio.Transport | None = None
+        self.parser = httptools.HttpResponseParser(self)
+        self.reply: StreamReply | None = None
+        self.closed = False
+        self.idle_since = 0.0
+
+    # ---- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)   # (uvloop's transports are not its subclasses)
+
+    def data_received(self, data: bytes) -> None:
+        reply = self.reply
+        if reply is None:   # an idle connection must not send: it is broken
+            self.close()
+            return
+        try:
+            self.parser.feed_data(data)
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
+            reply.fail(aiohttp.ClientPayloadError(f"malformed reply from the agent: {exc}"))
+            self.close()
+
+    def eof_received(self) -> bool:
+        return False   # the agent's end is closed: so is ours
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        reply = self.reply
+        if reply is not None:
+            reply.lost(exc)
+        else:
+            self.links.forget(self)
+
+    # ---- the parser's callbacks, for the reply being read
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if self.reply is not None:
+            self.reply.raw.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
+
+    def on_headers_complete(self) -> None:
+        if self.reply is not None:
+            self.reply.head_done(self.parser.get_status_code())
+
+    def on_body(self, body: bytes) -> None:
+        if self.reply is not None:
+            self.reply.body(body)
+
+    def on_message_complete(self) -> None:
+        if self.reply is not None:
+            self.reply.complete(self.parser.should_keep_alive())
+
+    # ----
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+    def dead(self) -> bool:
+        """Whether the agent has closed this idle connection (or sent anything on it, which an idle HTTP
+        connection must not), as the socket says now, before the event loop has read it."""
+        if self.closed or self.transport is None or self.transport.is_closing():
+            return True
+        sock = self.transport.get_extra_info("socket")
+        if sock is None:
+            return False
+        poller = select.poll()   # (select() cannot take descriptors past 1023)
+        poller.register(sock.fileno(), select.POLLIN | select.POLLPRI)
+        return bool(poller.poll(0))
+
+    def dup(self) -> int | None:
+        """A descriptor of its own on this connection, to be asked how it ended after it is closed."""
+        sock = self.transport.get_extra_info("socket") if self.transport is not None else None
+        return None if sock is None else os.dup(sock.fileno())
+
+
+class StreamReply:
+    """One reply from the agent as the relay reads it: status and headers once the head is in, then the body's
+    chunks (read_nowait / readany, b"" at the end), its end clean or not. release() gives a cleanly ended
+    connection back for reuse, close() drops it; either one once calls what waits on it (the pool's slot)."""
+
+    __slots__ = ("_chunks", "_done", "_ended", "_error", "_framed", "_head", "_kept", "_on_done", "_size",
+                 "_waiter", "headers", "link", "raw", "status")
+
+    def __init__(self, link: Link) -> None:
+        self.link: Link | None = link
+        self.status = 0
+        self.raw: list[tuple[str, str]] = []   # the head's headers as they come
+        self.headers: CIMultiDictProxy[str] = _NO_HEADERS
+        self._head: asyncio.Future[None] | None = asyncio.get_running_loop().create_future()
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._framed = False    # the body's end is said (a length, or chunked): a closed connection before it cuts it
+        self._ended = False     # the body is complete, or the connection is gone
+        self._kept = False      # ended cleanly on a connection the agent keeps open
+        self._error: BaseException | None = None   # raised once the buffered chunks are read
+        self._waiter: asyncio.Future[None] | None = None
+        self._on_done: list[Callable[[], None]] = []
+        self._done = False
+
+    # ---- what the connection tells it
+
+    def head_done(self, status: int) -> None:
+        if 100 <= status < 200:   # an interim reply (100 Continue): the real head follows
+            self.raw.clear()
+            return
+        self.status = status
+        headers = self.headers = CIMultiDictProxy(CIMultiDict(self.raw))
+        self.raw = []
+        self._framed = "Content-Length" in headers or "chunked" in headers.get("Transfer-Encoding", "").lower()
+        if self._head is not None and not self._head.done():
+            self._head.set_result(None)
+
+    def body(self, data: bytes) -> None:
+        self._chunks.append(data)
+        self._size += len(data)
+        if self._size > HIGH_WATER and self.link is not None and self.link.transport is not None:
+            self.link.transport.pause_reading()
+        self._wake()
+
+    def complete(self, keep_alive: bool) -> None:
+        if self.status == 0:
+            return   # the end of an interim reply
+        self._ended, self._kept = True, keep_alive
+        self._wake()
+
+    def lost(self, exc: Exception | None) -> None:
+        """The connection is gone: before the head, the call failed; inside a body of known length (or
+        chunked), it was cut; a body that runs until the connection closes has ended."""
+        if self._head is not None and not self._head.done():
+            self._head.set_exception(_lost_before_head(exc))
+        elif not self._ended:
+            if self._error is None and self._framed:
+                self._error = aiohttp.ClientPayloadError(f"the agent's reply was cut: {exc or 'connection closed'}")
+            self._ended = True
+        self._wake()
+        self._finish()
+
+    def fail(self, error: BaseException) -> None:
+        """The reply cannot be read on (bytes the parser refuses): `error` once the chunks before it are read."""
+        if self._head is not None and not self._head.done():
+            self._head.set_exception(error)
+        elif self._error is None:
+            self._error = error
+        self._ended = True
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # ---- the head
+
+    async def head(self) -> None:
+        """Until the reply's head is in (the status and headers set), or why it never will be."""
+        head = self._head
+        assert head is not None
+        try:
+            await head
+        finally:
+            self._head = None
+
+    @property
+    def content_type(self) -> str:
+        """The media type of the reply (lower case, no parameters), application/octet-stream when unsaid."""
+        value = self.headers.get("Content-Type")
+        return value.partition(";")[0].strip().lower() if value else "application/octet-stream"
+
+    @property
+    def content_length(self) -> int | None:
+        value = self.headers.get("Content-Length")
+        return int(value) if value is not None and value.isdigit() else None
+
+    def forget_headers(self) -> None:
+        """The headers are passed on: not kept for the stream's life."""
+        self.headers = _NO_HEADERS
+
+    # ---- the body, as aiohttp's StreamReader reads (the relay reads either)
+
+    @property
+    def content(self) -> StreamReply:
+        return self
+
+    def read_nowait(self) -> bytes:
+        """What is buffered, at once (b"" when nothing is); raises what set_exception() set."""
+        if self._error is not None and not self._ended:
+            raise self._error
+        chunks = self._chunks
+        if not chunks:
+            if self._error is not None:
+                raise self._error
+            return b""
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        chunks.clear()
+        paused = self._size > HIGH_WATER
+        self._size = 0
+        if paused and self.link is not None and self.link.transport is not None:
+            self.link.transport.resume_reading()
+        return data
+
+    def at_eof(self) -> bool:
+        return self._ended and not self._chunks and self._error is None
+
+    async def readany(self) -> bytes:
+        """The next chunks, waited for; b"" at a clean end."""
+        while not self._chunks and not self._ended and self._error is None:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self.read_nowait()
+
+    async def iter_any(self) -> AsyncIterator[bytes]:
+        while chunk := await self.readany():
+            yield chunk
+
+    async def read(self) -> bytes:
+        return b"".join([chunk async for chunk in self.iter_any()])
+
+    def set_exception(self, exc: BaseException) -> None:
+        """Wake the reader now with `exc` (the drain), whatever is buffered."""
+        self._error = exc
+        self._wake()
+
+    # ---- the end
+
+    @property
+    def closed(self) -> bool:
+        return self._done
+
+    def add_done(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once the reply is released or closed (at once if it is)."""
+        if self._done:
+            callback()
+        else:
+            self._on_done.append(callback)
+
+    def release(self) -> None:
+        """Done with the reply: a connection whose reply ended cleanly goes back to the pool, any other closes."""
+        link = self.link
+        if link is not None and self._ended and self._kept and not self._chunks and self._error is None:
+            self.link = None
+            link.reply = None
+            link.links.keep(link)
+        self.close()
+
+    def close(self) -> None:
+        link, self.link = self.link, None
+        if link is not None:
+            link.reply = None
+            link.close()
+        self._finish()
+
+    def _finish(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        callbacks, self._on_done = self._on_done, []
+        for callback in callbacks:
+            callback()
+
+
+_NO_HEADERS: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict())
+
+
+def _lost_before_head(exc: Exception | None) -> aiohttp.ClientError:
+    """The failure of a call whose connection went before the reply's head, in aiohttp's terms."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return aiohttp.ClientOSError(exc.errno, f"the agent's connection failed: {exc.strerror or exc}")
+    return aiohttp.ServerDisconnectedError()
+
+
+class Links:
+    """The connections for streams to one agent's addresses: each stream opens one (or reuses an idle one,
+    looked at first, see Link.dead) and gives it back at a clean end. `watch`, when a call passes it, gets a
+    descriptor of its own on each reused connection (upstream._reset_follows asks how it ended)."""
+
+    __slots__ = ("_idle", "_ssl", "connect_timeout")
+
+    def __init__(self, connect_timeout: float) -> None:
+        self.connect_timeout = connect_timeout
+        self._idle: dict[tuple[str, str, int], list[Link]] = {}
+        self._ssl: ssl.SSLContext | None = None
+
+    async def request(self, method: str, url: str, headers: Mapping[str, str], body: bytes | None,
+                      query: Sequence[tuple[str, str]], watch: list[int] | None) -> StreamReply:
+        """Send one request and wait for its reply's head."""
+        target = URL(url)
+        if query:
+            target = target.extend_query(list(query))
+        scheme, host, port = target.scheme, target.raw_host or "", target.port or _DEFAULT_PORTS.get(target.scheme, 80)
+        head = _request_head(method, target, headers, body)
+        link = self._reused((scheme, host, port))
+        if link is not None and watch is not None:
+            fd = link.dup()
+            if fd is not None:
+                watch.append(fd)
+        if link is None:
+            link = await self._connect(scheme, host, port)
+        reply = link.reply = StreamReply(link)
+        transport = link.transport
+        if transport is None or transport.is_closing():
+            reply.close()
+            raise aiohttp.ClientConnectionResetError("Cannot write to closing transport")
+        transport.write(head + body if body else head)
+        try:
+            await reply.head()
+        except BaseException:
+            reply.close()
+            raise
+        return reply
+
+    def _reused(self, address: tuple[str, str, int]) -> Link | None:
+        idle = self._idle.get(address)
+        now = asyncio.get_running_loop().time() if idle else 0.0
+        while idle:
+            link = idle.pop()
+            if now - link.idle_since < IDLE_SECONDS and not link.dead():
+                return link
+            link.close()
+        return None
+
+    async def _connect(self, scheme: str, host: str, port: int) -> Link:
+        loop = asyncio.get_running_loop()
+        context = self._context() if scheme == "https" else None
+        address = (scheme, host, port)
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                _, link = await loop.create_connection(lambda: Link(self, address), host, port, ssl=context,
+                                                       server_hostname=host if context is not None else None)
+        except OSError as exc:
+            key = ConnectionKey(host, port, context is not None, context or True, None, None, None)
+            raise aiohttp.ClientConnectorError(key, exc) from exc
+        return link
+
+    def _context(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            self._ssl = ssl.create_default_context()
+        return self._ssl
+
+    def keep(self, link: Link) -> None:
+        """An idle connection, for the next stream to the same address."""
+        idle = self._idle.setdefault(link.address, [])
+        if link.closed or len(idle) >= MAX_IDLE:
+            link.close()
+            return
+        link.idle_since = asyncio.get_running_loop().time()
+        idle.append(link)
+
+    def forget(self, link: Link) -> None:
+        """An idle connection the agent closed."""
+        idle = self._idle.get(link.address)
+        if idle is not None and link in idle:
+            idle.remove(link)
+
+    def close(self) -> None:
+        for idle in self._idle.values():
+            for link in idle:
+                link.close()
+        self._idle.clear()
+
+
+def _request_head(method: str, url: URL, headers: Mapping[str, str], body: bytes | None) -> bytes:
+    """The request line and headers; a header holding a line break is refused (it would end the head)."""
+    lines = [f"{method} {url.raw_path_qs} HTTP/1.1", f"Host: {url.host_port_subcomponent}"]
+    for name, value in headers.items():
+        if "\r" in value or "\n" in value or "\r" in name or "\n" in name:
+            raise ValueError(f"header {name!r} holds a line break")
+        lines.append(f"{name}: {value}")
+    if body or method in _BODY_METHODS:
+        lines.append(f"Content-Length: {len(body) if body else 0}")
+    lines.append("\r\n")
+    return "\r\n".join(lines).encode("utf-8", "surrogateescape")
+

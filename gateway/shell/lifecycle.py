@@ -28,7 +28,7 @@ from gateway.core.types import Binding, Version
 from gateway.observability import bound, configure, get_logger
 from gateway.shell.callers import StreamBudget
 from gateway.shell.metrics import Metrics
-from gateway.shell.upstream import Slots, Upstream
+from gateway.shell.upstream import Pool, Upstream
 
 __all__ = [
     "CANCEL_WAIT_SECONDS",
@@ -444,11 +444,11 @@ class Lifecycle:
         for pool in self.upstream.reconfigure(new.upstream, new.limits):
             self.retire(pool)
 
-    def retire(self, pool: Slots) -> None:
+    def retire(self, pool: Pool) -> None:
         """A reload replaced an upstream pool: close it when the requests that use it are done."""
         self._spawn(self._close_after(pool, self.generation - 1))
 
-    async def _close_after(self, pool: Slots, generation: int) -> None:
+    async def _close_after(self, pool: Pool, generation: int) -> None:
         await self._wait_until(lambda: not any(g <= generation for g in self._by_generation), float("inf"))
         await self.upstream.close_retired(pool)
 

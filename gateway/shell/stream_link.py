@@ -257,7 +257,11 @@ class StreamReply:
             yield chunk
 
     async def read(self) -> bytes:
-        return b"".join([chunk async for chunk in self.iter_any()])
+        """The whole body (the caller bounds it, see upstream.read_bounded)."""
+        chunks = []
+        while chunk := await self.readany():
+            chunks.append(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     def set_exception(self, exc: BaseException) -> None:
         """Wake the reader now with `exc` (the drain), whatever is buffered."""
@@ -317,10 +321,11 @@ class Links:
     looked at first, see Link.dead) and gives it back at a clean end. `watch`, when a call passes it, gets a
     descriptor of its own on each reused connection (upstream._reset_follows asks how it ended)."""
 
-    __slots__ = ("_idle", "_ssl", "connect_timeout")
+    __slots__ = ("_idle", "_ssl", "closed", "connect_timeout")
 
     def __init__(self, connect_timeout: float) -> None:
         self.connect_timeout = connect_timeout
+        self.closed = False   # close() was called: the idle connections are closed, new ones still open
         self._idle: dict[tuple[str, str, int], list[Link]] = {}
         self._ssl: ssl.SSLContext | None = None
 
@@ -396,6 +401,7 @@ class Links:
             idle.remove(link)
 
     def close(self) -> None:
+        self.closed = True
         for idle in self._idle.values():
             for link in idle:
                 link.close()

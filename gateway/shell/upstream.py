@@ -1,7 +1,7 @@
 """The conversation with the upstream agent: two connection pools with their own bounded slots (unary
-calls on a ClientSession with no cookies, no decompression, no redirects and explicit timeouts; event
-streams on shell.stream_link's lean connections), its gRPC channels (shell.channels), agent-card
-discovery with caching and refresh, the retries, and the bounded reads of its replies. It never translates."""
+calls and event streams, both on shell.stream_link's connections: no cookies, no decompression, no
+redirects, explicit timeouts), its gRPC channels (shell.channels), agent-card discovery with caching and
+refresh, the retries, and the bounded reads of its replies. It never translates."""
 
 from __future__ import annotations
 
@@ -11,19 +11,13 @@ import contextvars
 import errno
 import os
 import random
-import select
 import socket
 import time
-import weakref
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
 import aiohttp
-from aiohttp.client_proto import ResponseHandler
-from aiohttp.client_reqrep import ClientRequest
-from aiohttp.connector import Connection
-from aiohttp.tracing import Trace
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.config import LimitsSettings, UpstreamSettings
@@ -64,45 +58,8 @@ class Reply:
     body: bytes
 
 
-class LiveConnector(aiohttp.TCPConnector):
-    """A connector that, before handing out a pooled connection again, looks whether the agent has closed
-    it in the meantime (an agent restarting, a server closing idle connections) and opens another if so.
-    The event loop may not have read that close yet when a busy gateway picks the connection, and a request
-    written on it would be lost with no way to tell whether the agent saw it. While a call watches (see
-    _send), the reused connection's socket stays open to it after aiohttp lets go, to read how it ended."""
-
-    _seen: weakref.WeakSet[ResponseHandler]
-
-    async def connect(self, req: ClientRequest, traces: list[Trace], timeout: aiohttp.ClientTimeout) -> Connection:
-        if not hasattr(self, "_seen"):
-            self._seen = weakref.WeakSet()
-        while True:   # each turn takes a pooled connection out for good, or returns: it ends
-            conn = await super().connect(req, traces, timeout)
-            proto = conn.protocol
-            if proto is None or proto not in self._seen:   # a new connection: nothing to look at
-                if proto is not None:
-                    self._seen.add(proto)
-                return conn
-            if not _closed_by_peer(conn.transport):
-                watch = _WATCH.get()
-                fd = _dup(conn.transport) if watch is not None else None
-                if fd is not None and watch is not None:
-                    watch.append(fd)
-                return conn
-            log.debug("upstream_connection_found_closed", url=str(req.url))
-            conn.close()   # never written to; the next one is pooled or fresh
-
-
 # the descriptors (dup'd) of the reused connections of the call being sent (set by Upstream._send)
 _WATCH: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("upstream_watch", default=None)
-
-
-def _dup(transport: asyncio.BaseTransport | None) -> int | None:
-    """A descriptor of its own on the transport's connection: it stays open after aiohttp closes its own, to
-    be asked how the connection ended (uvloop's socket object cannot be asked). A bare descriptor, made on
-    every reused connection: a socket object around it costs several µs, and is made only to ask (_so_error)."""
-    sock = transport.get_extra_info("socket") if transport is not None else None
-    return None if sock is None else os.dup(sock.fileno())
 
 
 def _so_error(fd: int) -> int:
@@ -112,17 +69,6 @@ def _so_error(fd: int) -> int:
         return sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
     finally:
         sock.detach()
-
-
-def _closed_by_peer(transport: asyncio.BaseTransport | None) -> bool:
-    """Whether the other end of an idle connection has closed it (or sent anything at all, which an idle HTTP
-    connection must not), as the socket says now, before the event loop has read it: readable is dead."""
-    sock = transport.get_extra_info("socket") if transport is not None else None
-    if sock is None:
-        return transport is None or transport.is_closing()
-    poller = select.poll()   # (select() cannot take descriptors past 1023)
-    poller.register(sock.fileno(), select.POLLIN | select.POLLPRI)
-    return bool(poller.poll(0))
 
 
 async def _reset_follows(fds: list[int]) -> bool:
@@ -137,16 +83,19 @@ async def _reset_follows(fds: list[int]) -> bool:
     return False
 
 
-class Slots:
-    """The bound on one pool's calls (one connection each): `size` slots. A call waits at most `wait` seconds
-    for a slot, then fails as the gateway's own overload: a full pool is the gateway's queue, not the agent's
-    slowness."""
+class Pool:
+    """A pool of connections to the agent on shell.stream_link (unary calls and event streams have one
+    each, so that long streams never starve unary calls): `size` slots bound its calls, one connection
+    each (the links themselves never queue a call behind the connect timeout). A call waits at most `wait`
+    seconds for a slot, then fails as the gateway's own overload: a full pool is the gateway's queue, not
+    the agent's slowness."""
 
-    __slots__ = ("key", "name", "size", "slots", "wait")
+    __slots__ = ("key", "links", "name", "size", "slots", "wait")
 
-    def __init__(self, name: str, key: str, size: int, wait: float) -> None:
+    def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float) -> None:
         self.name, self.key, self.size, self.wait = name, key, size, wait
         self.slots = asyncio.Semaphore(size)
+        self.links = Links(connect_timeout)
 
     async def acquire(self, metrics: Metrics | None) -> None:
         """Take a slot; GatewayOverloaded when none is free within `wait` seconds."""
@@ -163,59 +112,18 @@ class Slots:
             raise GatewayOverloaded(f"gateway overloaded: all {self.size} upstream {self.name} connections are "
                                     f"busy ({self.key}, limits.pool_wait_seconds)", limit=self.key) from None
 
-
-class Pool(Slots):
-    """The unary calls' pool: a ClientSession (its connector unbounded: the slots bound it, so that it never
-    queues a call behind the connect timeout)."""
-
-    __slots__ = ("session",)
-
-    def __init__(self, name: str, key: str, size: int, wait: float, timeout: aiohttp.ClientTimeout) -> None:
-        super().__init__(name, key, size, wait)
-        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False,
-                                             connector=LiveConnector(limit=0), timeout=timeout)
-
-    async def send(self, method: str, url: str, headers: CIMultiDict[str] | dict[str, str], body: bytes | None,
-                   query: Sequence[tuple[str, str]]) -> aiohttp.ClientResponse:
-        return await self.session.request(method, url, data=body, headers=headers, allow_redirects=False,
-                                          params=list(query) or None)
-
-    async def close(self) -> None:
-        await self.session.close()
-
-
-class StreamPool(Slots):
-    """The event streams' pool: shell.stream_link's connections, kept ~9 KiB leaner per open stream than
-    aiohttp's client (an open stream holds its connection for minutes, and there may be thousands)."""
-
-    __slots__ = ("links",)
-
-    def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float) -> None:
-        super().__init__(name, key, size, wait)
-        self.links = Links(connect_timeout)
-
     async def send(self, method: str, url: str, headers: CIMultiDict[str] | dict[str, str], body: bytes | None,
                    query: Sequence[tuple[str, str]]) -> StreamReply:
+        """One attempt: the request written, its reply's head read; a reused connection's descriptor kept
+        while the call watches (see Upstream._send)."""
         return await self.links.request(method, url, headers, body, query, _WATCH.get())
+
+    @property
+    def closed(self) -> bool:
+        return self.links.closed
 
     async def close(self) -> None:
         self.links.close()
-
-
-class _Answer(Protocol):
-    @property
-    def status(self) -> int: ...
-    def release(self) -> object: ...
-
-
-A = TypeVar("A", bound=_Answer, covariant=True)
-
-
-class _Sends(Protocol[A]):
-    """A pool's one attempt at a call, until its reply's head (Upstream._send retries it)."""
-
-    async def send(self, method: str, url: str, headers: CIMultiDict[str] | dict[str, str], body: bytes | None,
-                   query: Sequence[tuple[str, str]]) -> A: ...
 
 
 class Upstream:
@@ -226,8 +134,8 @@ class Upstream:
         self.limits = limits
         self.max_body_bytes = limits.max_body_bytes
         self._unary: Pool | None = None
-        self._streams: StreamPool | None = None
-        self._retired: list[Slots] = []  # replaced by reconfigure(), closed by their owner
+        self._streams: Pool | None = None
+        self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
         self._channels: Channels | None = None  # the gRPC channels, once an interface of the agent needs one
         self._card: UpstreamCard | None = None
         self._card_at = 0.0
@@ -269,14 +177,13 @@ class Upstream:
     async def start(self) -> None:
         self._unary, self._streams = self._new_pools()
 
-    def _new_pools(self) -> tuple[Pool, StreamPool]:
+    def _new_pools(self) -> tuple[Pool, Pool]:
         t, limits = self.settings.timeout, self.limits
-        # no per-read timer (aiohttp re-arms it on every chunk): unary calls are bounded by one
-        # asyncio.timeout(total_unary), streams by first_byte until their head, then by the relay
-        timeout = aiohttp.ClientTimeout(total=None, connect=t.connect, sock_connect=t.connect, sock_read=None)
-        return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, timeout),
-                StreamPool("stream", "limits.max_stream_connections", limits.max_stream_connections,
-                           limits.pool_wait_seconds, t.connect))
+        # no per-read timer: unary calls are bounded by one asyncio.timeout(total_unary), streams by
+        # first_byte until their head, then by the relay
+        return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, t.connect),
+                Pool("stream", "limits.max_stream_connections", limits.max_stream_connections,
+                     limits.pool_wait_seconds, t.connect))
 
     @property
     def channels(self) -> Channels:
@@ -291,11 +198,11 @@ class Upstream:
         if self._channels is not None:
             await self._channels.close()
         for pool in [*self._retired, self._unary, self._streams]:
-            if isinstance(pool, Pool | StreamPool):
+            if pool is not None:
                 await pool.close()
         self._retired.clear()
 
-    def reconfigure(self, settings: UpstreamSettings, limits: LimitsSettings) -> list[Slots]:
+    def reconfigure(self, settings: UpstreamSettings, limits: LimitsSettings) -> list[Pool]:
         """New settings for new requests (SIGHUP). A changed agent (URL, version, binding, tenant) drops
         the cached card; changed timeouts, pool sizes, pool wait or URL get new pools, and the old ones
         are returned for the caller to close once the requests using them are done."""
@@ -317,21 +224,20 @@ class Upstream:
         self._retired.extend(retired)
         return retired
 
-    async def close_retired(self, pool: Slots) -> None:
+    async def close_retired(self, pool: Pool) -> None:
         if pool in self._retired:
             self._retired.remove(pool)
-            if isinstance(pool, Pool | StreamPool):
-                await pool.close()
+            await pool.close()
 
     def _error(self, kind: str) -> None:
         if self.metrics is not None:
             self.metrics.upstream_error(kind)
 
     @property
-    def session(self) -> aiohttp.ClientSession:
-        """The unary calls' session."""
+    def unary_pool(self) -> Pool:
+        """The unary calls' pool."""
         assert self._unary is not None, "Upstream.start() not awaited"
-        return self._unary.session
+        return self._unary
 
     # ---- the agent card -----------------------------------------------------------------------
 
@@ -500,11 +406,13 @@ class Upstream:
         try:
             async with asyncio.timeout(self.settings.timeout.total_unary) as scope:
                 resp = await self._send(pool, method, url, headers, body, query, read_only, scope.when())
-                async with resp:
+                try:
                     if resp.status >= 500:
                         self._error("http_5xx")
                     data = await read_bounded(resp, self.max_body_bytes)
                     return Reply(resp.status, resp.headers, data)
+                finally:
+                    resp.release()
         except TimeoutError:
             self._error("timeout")
             raise UpstreamTimeout("upstream agent timed out") from None
@@ -544,9 +452,9 @@ class Upstream:
             self._error("http_5xx")
         return resp
 
-    async def _send(self, pool: _Sends[A], method: str, url: str, headers: CIMultiDict[str] | dict[str, str],
+    async def _send(self, pool: Pool, method: str, url: str, headers: CIMultiDict[str] | dict[str, str],
                     body: bytes | None, query: Sequence[tuple[str, str]], read_only: bool,
-                    deadline: float | None) -> A:
+                    deadline: float | None) -> StreamReply:
         """The request sent until its reply's head, retried on a fresh connection with backoff while the
         failure proves the agent never got it (see retry_reason), within `deadline` (loop time) and
         upstream.retry_attempts; the last failure or reply stands when no retry is left."""
@@ -646,7 +554,7 @@ def _kind(exc: aiohttp.ClientError) -> str:
     return "connect" if isinstance(exc, aiohttp.ClientConnectorError) else "bad_reply"
 
 
-async def read_bounded(resp: aiohttp.ClientResponse | StreamReply, limit: int) -> bytes:
+async def read_bounded(resp: StreamReply, limit: int) -> bytes:
     length = resp.content_length
     if length is not None and length <= limit:  # the common case: one read, no chunk loop
         return await resp.read()

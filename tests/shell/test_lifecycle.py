@@ -190,13 +190,13 @@ async def test_reload_swaps_the_upstream_after_its_requests_finish(fake_agent_fa
 
     slow = asyncio.get_running_loop().create_task(send())
     await _until(lambda: len(first.calls("SendMessage")) == 1)
-    old_session = lc.upstream.session
+    old_session = lc.upstream.unary_pool
     assert lc.reload(lambda: load(None, {}, {"upstream.url": second.url, "upstream.version": "1.0",
                                              "server.listen": "127.0.0.1:1", "log.format": "console"}))
     assert lc.settings.upstream.url == second.url
     assert lc.settings.server.listen == old.server.listen  # read at start-up: kept until a restart
     assert "result" in await send()  # new requests: the new agent, through a new session
-    assert len(second.calls("SendMessage")) == 1 and lc.upstream.session is not old_session
+    assert len(second.calls("SendMessage")) == 1 and lc.upstream.unary_pool is not old_session
     assert not old_session.closed  # the slow request still uses it
     assert "result" in await slow
     await _until(lambda: old_session.closed)

@@ -34,15 +34,18 @@ class Link(asyncio.Protocol):
     """One connection to the agent: the parser's callbacks go to the reply being read on it. Idle (no
     reply) between streams, in its pool's idle list."""
 
-    __slots__ = ("address", "closed", "idle_since", "links", "parser", "reply", "transport")
+    __slots__ = ("address", "closed", "idle_since", "links", "loop", "parser", "reply", "transport", "watch")
 
-    def __init__(self, links: Links, address: tuple[str, str, int]) -> None:
-        self.links, self.address = links, address
+    def __init__(self, links: Links, address: tuple[str, str, int], loop: asyncio.AbstractEventLoop) -> None:
+        self.links, self.address, self.loop = links, address, loop
         self.transport: asyncio.Transport | None = None
         self.parser = httptools.HttpResponseParser(self)
         self.reply: StreamReply | None = None
         self.closed = False
         self.idle_since = 0.0
+        # while a call on this reused connection waits for its reply's head: where a descriptor of its own on
+        # the socket goes if the agent closes it first (upstream._reset_follows then asks how it ended)
+        self.watch: list[int] | None = None
 
     # ---- asyncio.Protocol
 
@@ -61,7 +64,15 @@ class Link(asyncio.Protocol):
             self.close()
 
     def eof_received(self) -> bool:
-        return False   # the agent's end is closed: so is ours
+        """The agent closed its end: so is ours. Before a watched call's reply, the socket is kept a little
+        longer (a descriptor of its own, made now, while it is still open: made only when needed, not on
+        every reuse)."""
+        watch = self.watch
+        if watch is not None and self.reply is not None and self.reply.status == 0:
+            fd = self.dup()
+            if fd is not None:
+                watch.append(fd)
+        return False
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -119,15 +130,16 @@ class StreamReply:
     chunks (read_nowait / readany, b"" at the end), its end clean or not. release() gives a cleanly ended
     connection back for reuse, close() drops it; either one once calls what waits on it (the pool's slot)."""
 
-    __slots__ = ("_chunks", "_done", "_ended", "_error", "_framed", "_head", "_kept", "_on_done", "_size",
-                 "_waiter", "headers", "link", "raw", "status")
+    __slots__ = ("_chunks", "_done", "_ended", "_error", "_framed", "_head", "_kept", "_loop", "_on_done",
+                 "_size", "_waiter", "headers", "link", "raw", "status")
 
     def __init__(self, link: Link) -> None:
         self.link: Link | None = link
+        self._loop = link.loop
         self.status = 0
         self.raw: list[tuple[str, str]] = []   # the head's headers as they come
         self.headers: CIMultiDictProxy[str] = _NO_HEADERS
-        self._head: asyncio.Future[None] | None = asyncio.get_running_loop().create_future()
+        self._head: asyncio.Future[None] | None = link.loop.create_future()
         self._chunks: list[bytes] = []
         self._size = 0
         self._framed = False    # the body's end is said (a length, or chunked): a closed connection before it cuts it
@@ -245,7 +257,7 @@ class StreamReply:
     async def readany(self) -> bytes:
         """The next chunks, waited for; b"" at a clean end."""
         while not self._chunks and not self._ended and self._error is None:
-            self._waiter = asyncio.get_running_loop().create_future()
+            self._waiter = self._loop.create_future()
             try:
                 await self._waiter
             finally:
@@ -317,14 +329,17 @@ def _lost_before_head(exc: Exception | None) -> aiohttp.ClientError:
 
 
 class Links:
-    """The connections for streams to one agent's addresses: each stream opens one (or reuses an idle one,
+    """The connections of one pool to the agent's addresses: each call opens one (or reuses an idle one,
     looked at first, see Link.dead) and gives it back at a clean end. `watch`, when a call passes it, gets a
-    descriptor of its own on each reused connection (upstream._reset_follows asks how it ended)."""
+    descriptor of its own on a reused connection the agent closes before the reply's head (see
+    Link.eof_received; upstream._reset_follows asks how it ended)."""
 
-    __slots__ = ("_idle", "_ssl", "closed", "connect_timeout")
+    __slots__ = ("_idle", "_loop", "_ssl", "closed", "connect_timeout")
 
     def __init__(self, connect_timeout: float) -> None:
         self.connect_timeout = connect_timeout
+        # the loop, found at the first call (asyncio.get_running_loop costs a getpid() call in CPython 3.11)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False   # close() was called: the idle connections are closed, new ones still open
         self._idle: dict[tuple[str, str, int], list[Link]] = {}
         self._ssl: ssl.SSLContext | None = None
@@ -337,13 +352,14 @@ class Links:
             target = target.extend_query(list(query))
         scheme, host, port = target.scheme, target.raw_host or "", target.port or _DEFAULT_PORTS.get(target.scheme, 80)
         head = _request_head(method, target, headers, body)
-        link = self._reused((scheme, host, port))
-        if link is not None and watch is not None:
-            fd = link.dup()
-            if fd is not None:
-                watch.append(fd)
-        if link is None:
-            link = await self._connect(scheme, host, port)
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        link = self._reused((scheme, host, port), loop)
+        if link is not None:
+            link.watch = watch
+        else:
+            link = await self._connect(scheme, host, port, loop)
         reply = link.reply = StreamReply(link)
         transport = link.transport
         if transport is None or transport.is_closing():
@@ -355,11 +371,13 @@ class Links:
         except BaseException:
             reply.close()
             raise
+        finally:
+            link.watch = None
         return reply
 
-    def _reused(self, address: tuple[str, str, int]) -> Link | None:
+    def _reused(self, address: tuple[str, str, int], loop: asyncio.AbstractEventLoop) -> Link | None:
         idle = self._idle.get(address)
-        now = asyncio.get_running_loop().time() if idle else 0.0
+        now = loop.time() if idle else 0.0
         while idle:
             link = idle.pop()
             if now - link.idle_since < IDLE_SECONDS and not link.dead():
@@ -367,13 +385,12 @@ class Links:
             link.close()
         return None
 
-    async def _connect(self, scheme: str, host: str, port: int) -> Link:
-        loop = asyncio.get_running_loop()
+    async def _connect(self, scheme: str, host: str, port: int, loop: asyncio.AbstractEventLoop) -> Link:
         context = self._context() if scheme == "https" else None
         address = (scheme, host, port)
         try:
             async with asyncio.timeout(self.connect_timeout):
-                _, link = await loop.create_connection(lambda: Link(self, address), host, port, ssl=context,
+                _, link = await loop.create_connection(lambda: Link(self, address, loop), host, port, ssl=context,
                                                        server_hostname=host if context is not None else None)
         except OSError as exc:
             key = ConnectionKey(host, port, context is not None, context or True, None, None, None)
@@ -391,7 +408,7 @@ class Links:
         if link.closed or len(idle) >= MAX_IDLE:
             link.close()
             return
-        link.idle_since = asyncio.get_running_loop().time()
+        link.idle_since = link.loop.time()
         idle.append(link)
 
     def forget(self, link: Link) -> None:

@@ -74,6 +74,7 @@ def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
     after `heartbeat` seconds without a write; while the relay is `holding`, `release()` is called once the
     upstream has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame. (The
     loop's own coroutine is returned: an open stream holds one frame less.)"""
+    upstream.forget_headers()   # passed on with the stream's head: not kept while it is open
     handle = None
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"

@@ -27,6 +27,7 @@ LOW_WATER = 64 * 1024
 IDLE_SECONDS = 15.0   # an idle connection older than this is closed rather than reused (aiohttp's default)
 MAX_IDLE = 256        # idle connections kept per agent address
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_FRAMING = frozenset({"host", "content-length", "transfer-encoding"})   # set by the link, not copied
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -156,6 +157,9 @@ class StreamReply:
         if 100 <= status < 200:   # an interim reply (100 Continue): the real head follows
             self.raw.clear()
             return
+        if self.status:   # a second reply on the connection, unasked: ignored, the connection not reused
+            self._broken()
+            return
         self.status = status
         headers = self.headers = CIMultiDictProxy(CIMultiDict(self.raw))
         self.raw = []
@@ -164,6 +168,9 @@ class StreamReply:
             self._head.set_result(None)
 
     def body(self, data: bytes) -> None:
+        if self._ended:
+            self._broken()
+            return
         self._chunks.append(data)
         self._size += len(data)
         if self._size > HIGH_WATER and self.link is not None and self.link.transport is not None:
@@ -173,8 +180,17 @@ class StreamReply:
     def complete(self, keep_alive: bool) -> None:
         if self.status == 0:
             return   # the end of an interim reply
+        if self._ended:
+            self._broken()
+            return
         self._ended, self._kept = True, keep_alive
         self._wake()
+
+    def _broken(self) -> None:
+        """The agent sent more than the one reply asked for: what came is ignored, and the connection, which
+        can no longer be read in step, is not used again."""
+        self._kept = False
+        self.raw = []
 
     def lost(self, exc: Exception | None) -> None:
         """The connection is gone: before the head, the call failed; inside a body of known length (or
@@ -405,7 +421,7 @@ class Links:
     def keep(self, link: Link) -> None:
         """An idle connection, for the next stream to the same address."""
         idle = self._idle.setdefault(link.address, [])
-        if link.closed or len(idle) >= MAX_IDLE:
+        if link.closed or self.closed or len(idle) >= MAX_IDLE:
             link.close()
             return
         link.idle_since = link.loop.time()
@@ -426,12 +442,21 @@ class Links:
 
 
 def _request_head(method: str, url: URL, headers: Mapping[str, str], body: bytes | None) -> bytes:
-    """The request line and headers; a header holding a line break is refused (it would end the head)."""
-    lines = [f"{method} {url.raw_path_qs} HTTP/1.1", f"Host: {url.host_port_subcomponent}"]
+    """The request line and headers; a header holding a line break is refused (it would end the head). A Host
+    among `headers` is sent instead of the URL's (a configured upstream.headers Host, for an ingress that
+    routes by it); the body's framing is the link's own (Content-Length), never a caller's."""
+    lines = [f"{method} {url.raw_path_qs} HTTP/1.1", ""]
+    host = url.host_port_subcomponent
     for name, value in headers.items():
         if "\r" in value or "\n" in value or "\r" in name or "\n" in name:
             raise ValueError(f"header {name!r} holds a line break")
+        lower = name.lower()
+        if lower in _FRAMING:
+            if lower == "host":
+                host = value
+            continue
         lines.append(f"{name}: {value}")
+    lines[1] = f"Host: {host}"
     if body or method in _BODY_METHODS:
         lines.append(f"Content-Length: {len(body) if body else 0}")
     lines.append("\r\n")

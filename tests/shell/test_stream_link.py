@@ -213,3 +213,51 @@ async def test_set_exception_wakes_a_waiting_read_and_done_callbacks_run_once(
     reply.add_done(lambda: calls.append(2))
     assert calls == [1, 2]
     hold.set()
+
+
+async def test_a_second_unasked_reply_is_ignored_and_its_connection_dropped(
+        raw_server: Callable[[Script], Awaitable[str]]) -> None:
+    connections = 0
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await _read_head(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                     b"HTTP/1.1 500 Oops\r\nContent-Length: 3\r\n\r\nbad")
+        await writer.drain()
+        await reader.read()   # until the gateway's end closes
+        writer.close()
+
+    url = await raw_server(script)
+    links = Links(5.0)
+    reply = await links.request("GET", url, {}, None, (), None)
+    await asyncio.sleep(0.05)   # the unasked reply has come too
+    assert (reply.status, await reply.read()) == (200, b"ok")
+    reply.release()
+    again = await links.request("GET", url, {}, None, (), None)
+    assert (again.status, await again.read()) == (200, b"ok")
+    again.close()
+    assert connections == 2, "a connection that sent more than its reply is not used again"
+    links.close()
+
+
+async def test_a_configured_host_header_is_sent_and_framing_headers_are_the_links_own(
+        raw_server: Callable[[Script], Awaitable[str]]) -> None:
+    heads: list[bytes] = []
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        heads.append(await _read_head(reader))
+        writer.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    url = await raw_server(script)
+    reply = await Links(5.0).request("POST", url, {"host": "agent.internal", "Content-Length": "99",
+                                                   "Transfer-Encoding": "chunked"}, b"{}", (), None)
+    assert reply.status == 204
+    reply.close()
+    lines = heads[0].decode().split("\r\n")
+    assert lines[1] == "Host: agent.internal"
+    assert [line for line in lines if line.lower().startswith(("content-length", "transfer-encoding"))] == [
+        "Content-Length: 2"]

@@ -366,6 +366,11 @@ class Links:
         target = URL(url)
         if query:
             target = target.extend_query(list(query))
+        if target.raw_user is not None:   # credentials in the agent's URL: Basic authentication, as aiohttp sends it
+            credentials = aiohttp.BasicAuth.from_url(target)
+            if credentials is not None and "Authorization" not in CIMultiDict(headers):
+                headers = CIMultiDict(headers)
+                headers["Authorization"] = credentials.encode()
         scheme, host, port = target.scheme, target.raw_host or "", target.port or _DEFAULT_PORTS.get(target.scheme, 80)
         head = _request_head(method, target, headers, body)
         loop = self._loop

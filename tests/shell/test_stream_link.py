@@ -7,6 +7,7 @@ wake-up, and the done callbacks."""
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
@@ -261,3 +262,21 @@ async def test_a_configured_host_header_is_sent_and_framing_headers_are_the_link
     assert lines[1] == "Host: agent.internal"
     assert [line for line in lines if line.lower().startswith(("content-length", "transfer-encoding"))] == [
         "Content-Length: 2"]
+
+
+async def test_credentials_in_the_agents_url_are_sent_as_basic_authentication(
+        raw_server: Callable[[Script], Awaitable[str]]) -> None:
+    heads: list[bytes] = []
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        heads.append(await _read_head(reader))
+        writer.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    url = (await raw_server(script)).replace("http://", "http://agent:p%40ss@")
+    reply = await Links(5.0).request("GET", url, {"Accept": "application/json"}, None, (), None)
+    reply.close()
+    lines = heads[0].decode().split("\r\n")
+    assert "Authorization: Basic " + base64.b64encode(b"agent:p@ss").decode() in lines
+    assert lines[0] == "GET /rpc HTTP/1.1" and not any("p%40ss" in line or "agent:" in line for line in lines[1:2])

@@ -156,8 +156,7 @@ class _Pump:
             timer.cancel()
             timer = None
         if timer is None:
-            self.due_at = due_at
-            self.timer = task.get_loop().call_later(due_at - now, self.due, context=_TIMER_CONTEXT)
+            self.arm(task, now, due_at)
         self.waiting = True
         try:
             return await reader.readany()
@@ -170,6 +169,10 @@ class _Pump:
         finally:
             self.waiting = False
 
+    def arm(self, task: asyncio.Task[object], now: float, due_at: float) -> None:
+        self.due_at = due_at
+        self.timer = task.get_loop().call_later(due_at - now, self.due, context=_TIMER_CONTEXT)
+
     def due(self) -> None:
         """The timer fired: re-armed for the deadline as it stands now, or the waiting read cancelled."""
         self.timer = None
@@ -178,8 +181,7 @@ class _Pump:
             return   # the loop is busy: its next read looks at the deadlines itself
         now, due_at = time.monotonic(), self.deadline()
         if due_at > now:
-            self.due_at = due_at
-            self.timer = task.get_loop().call_later(due_at - now, self.due, context=_TIMER_CONTEXT)
+            self.arm(task, now, due_at)
             return
         self.fired = True
         task.cancel()

@@ -1,9 +1,11 @@
-"""The agent's event streams over HTTP/1.1 on the lowest layer that does the job: an asyncio protocol per
-connection fed to httptools' llhttp parser, the idle keep-alive connections kept for the next stream, and
-the reply as the relay reads it (status, head, unread chunks, flow control, how it ended).
+"""The gateway's HTTP/1.1 connections to the agent (unary calls and event streams) on the lowest layer that
+does the job: an asyncio protocol per connection fed to httptools' llhttp parser, the idle keep-alive
+connections kept for the next call, and the reply as the relay reads it (status, head, unread chunks, flow
+control, how it ended).
 
 An open stream is long-lived and there may be thousands: aiohttp's client keeps ~12 KiB for each (the
-request's info, the parsed head twice over, two stream readers, the connector's bookkeeping), this ~3 KiB.
+request's info, the parsed head twice over, two stream readers, the connector's bookkeeping), this ~3 KiB;
+a small unary call costs a third of aiohttp's client CPU.
 Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike."""
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from aiohttp.client_reqrep import ConnectionKey
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-# unread bytes at which reading from the agent pauses (the client is slower than the agent), and resumes
+# unread bytes at which reading from the agent pauses (the client is slower than the agent); it resumes when
+# the reader takes what is buffered (read_nowait takes it all)
 HIGH_WATER = 256 * 1024
-LOW_WATER = 64 * 1024
 IDLE_SECONDS = 15.0   # an idle connection older than this is closed rather than reused (aiohttp's default)
 MAX_IDLE = 256        # idle connections kept per agent address
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -368,8 +370,8 @@ class Links:
             target = target.extend_query(list(query))
         if target.raw_user is not None:   # credentials in the agent's URL: Basic authentication, as aiohttp sends it
             credentials = aiohttp.BasicAuth.from_url(target)
-            if credentials is not None and "Authorization" not in CIMultiDict(headers):
-                headers = CIMultiDict(headers)
+            headers = CIMultiDict(headers)
+            if credentials is not None and "Authorization" not in headers:
                 headers["Authorization"] = credentials.encode()
         scheme, host, port = target.scheme, target.raw_host or "", target.port or _DEFAULT_PORTS.get(target.scheme, 80)
         head = _request_head(method, target, headers, body)

@@ -58,7 +58,8 @@ class Reply:
     body: bytes
 
 
-# the descriptors (dup'd) of the reused connections of the call being sent (set by Upstream._send)
+# the descriptors (dup'd) of the reused connections the agent closed before replying to the call being sent
+# (set by Upstream._send, filled by shell.stream_link)
 _WATCH: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("upstream_watch", default=None)
 
 
@@ -114,8 +115,8 @@ class Pool:
 
     async def send(self, method: str, url: str, headers: CIMultiDict[str] | dict[str, str], body: bytes | None,
                    query: Sequence[tuple[str, str]]) -> StreamReply:
-        """One attempt: the request written, its reply's head read; a reused connection's descriptor kept
-        while the call watches (see Upstream._send)."""
+        """One attempt: the request written, its reply's head read; while the call watches (see
+        Upstream._send), a descriptor of a reused connection the agent closed before the reply."""
         return await self.links.request(method, url, headers, body, query, _WATCH.get())
 
     @property

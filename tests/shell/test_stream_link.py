@@ -23,6 +23,17 @@ async def _read_head(reader: asyncio.StreamReader) -> bytes:
     return await reader.readuntil(b"\r\n\r\n")
 
 
+def _answering(reply: bytes, heads: list[bytes]) -> Script:
+    """A script that keeps each request's head in `heads`, answers `reply` and closes."""
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        heads.append(await _read_head(reader))
+        writer.write(reply)
+        await writer.drain()
+        writer.close()
+
+    return script
+
+
 @pytest.fixture
 async def raw_server() -> AsyncIterator[Callable[[Script], Awaitable[str]]]:
     """A loopback server running `script` for each connection; yields a function giving its URL."""
@@ -246,14 +257,7 @@ async def test_a_second_unasked_reply_is_ignored_and_its_connection_dropped(
 async def test_a_configured_host_header_is_sent_and_framing_headers_are_the_links_own(
         raw_server: Callable[[Script], Awaitable[str]]) -> None:
     heads: list[bytes] = []
-
-    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        heads.append(await _read_head(reader))
-        writer.write(b"HTTP/1.1 204 No Content\r\n\r\n")
-        await writer.drain()
-        writer.close()
-
-    url = await raw_server(script)
+    url = await raw_server(_answering(b"HTTP/1.1 204 No Content\r\n\r\n", heads))
     reply = await Links(5.0).request("POST", url, {"host": "agent.internal", "Content-Length": "99",
                                                    "Transfer-Encoding": "chunked"}, b"{}", (), None)
     assert reply.status == 204
@@ -267,14 +271,8 @@ async def test_a_configured_host_header_is_sent_and_framing_headers_are_the_link
 async def test_credentials_in_the_agents_url_are_sent_as_basic_authentication(
         raw_server: Callable[[Script], Awaitable[str]]) -> None:
     heads: list[bytes] = []
-
-    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        heads.append(await _read_head(reader))
-        writer.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
-        await writer.drain()
-        writer.close()
-
-    url = (await raw_server(script)).replace("http://", "http://agent:p%40ss@")
+    url = (await raw_server(_answering(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n", heads))
+           ).replace("http://", "http://agent:p%40ss@")
     reply = await Links(5.0).request("GET", url, {"Accept": "application/json"}, None, (), None)
     reply.close()
     lines = heads[0].decode().split("\r\n")

@@ -32,6 +32,8 @@ HOSTILE = [
     ("deep nesting closed", b"[" * 2000 + b"]" * 2000),
     ("duplicate names", b'{"a":1,"a":2}'),
     ("duplicate names, nested", b'[{"x":{"b":1,"b":{"c":2}}}]'),
+    ("duplicate names in the second of two objects", b'[{"a":1},{"b":1,"b":2}]'),
+    ("a number beyond a double, deep", b'{"a":[{"b":[1e400]}]}'),
     ("duplicate names, pretty", b'{\n  "a": 1,\n  "a": 2\n}'),
     ("duplicate names, spaced colon", b'{"a" :1,"a":2}'),
     ("duplicate names hidden by a colon in a string", b'{"a":"b:c","a":1}'),
@@ -47,6 +49,7 @@ HOSTILE = [
 VALID = [
     b'{"a":"b:c","d":"http://x/y","t":"2025-04-02T16:59:25Z"}',
     b'{"a:b":1,"c":{"d:e":[1,2]}}',
+    b'[{"a":1},{"a":2},{"b":{"a":3}}]',
     b'{"a":"\\ud83d\\ude00"}',
     b'{\n  "a": 1,\n  "b": [true, null]\n}',
     b'{"say":"\\"hi\\": there","n":-0.5e3}',

@@ -192,13 +192,13 @@ def _plain_proof(value: Any, data: bytes) -> bool:
     quote followed by a space, every `":` of the text ends a member's name, one per member as written.
     Writing the value back (compact, in C) refuses a non-finite float and writes one `":` per distinct
     name, its strings holding no quote: the two counts are equal exactly when no object repeats a name."""
-    if data.find(b"\\") >= 0 or data.find(b'" ') >= 0 or len(data.translate(None, _CONTROLS)) != len(data):
+    if data.find(b"\\") >= 0 or data.find(_BYTES.quote_space) >= 0 or _has_control(data):
         return False
     try:
         written = _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False)
     except (OverflowError, ValueError, RecursionError):   # a float beyond a double, say: the walk tells what
         return False
-    return bool(written.count('":') == data.count(b'":'))
+    return written.count('":') == data.count(_BYTES.member)
 
 
 def _has_control(data: Any) -> bool:

@@ -16,15 +16,10 @@ from gateway.core.bindings.grpc.codec import FILES, for_operation
 from gateway.core.operations import Operation
 from gateway.core.types import Version
 
-__all__ = ["json_names", "may_have_proto_names"]
+__all__ = ["MAY_HAVE_PROTO_NAMES", "json_names"]
 
-_PROTO_NAME = re.compile(rb'"[a-z][a-z0-9]*_[a-z0-9_]*"\s*:')
-
-
-def may_have_proto_names(body: bytes) -> bool:
-    """A cheap look at a request body: is there a member name that may be a proto field name at all? Such a
-    name holds an underscore: a body with none is not scanned by the pattern (a scan of every position)."""
-    return body.find(b"_") >= 0 and _PROTO_NAME.search(body) is not None
+MAY_HAVE_PROTO_NAMES = re.compile(rb'"[a-z][a-z0-9]*_[a-z0-9_]*"\s*:')
+"""A cheap look at a request body: is there a member name that may be a proto field name at all?"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import overload
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -11,6 +12,7 @@ from gateway.core.types import Version
 from gateway.core.versions import EXTENSIONS_HEADER_FOR, merge_extensions, upstream_version_headers
 
 AnyHeaders = CIMultiDictProxy[str] | CIMultiDict[str]
+RawHeaders = tuple[tuple[bytes, bytes], ...]   # a request's headers as its parser read them (request.raw_headers)
 
 HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
@@ -29,10 +31,28 @@ def _end_to_end(headers: AnyHeaders) -> CIMultiDict[str]:
     return CIMultiDict([(k, v) for k, v in headers.items() if k.lower() not in dropped])
 
 
+@overload
 def upstream_request_headers(client: AnyHeaders, upstream: Version, *, peer: str | None,
-                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str]:
+                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str]: ...
+
+
+@overload
+def upstream_request_headers(client: RawHeaders | AnyHeaders, upstream: Version, *, peer: str | None,
+                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str] | RequestHeaders: ...
+
+
+def upstream_request_headers(client: AnyHeaders | RawHeaders, upstream: Version, *, peer: str | None,
+                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str] | RequestHeaders:
     """Headers for the agent: the client's end-to-end headers (authorization untouched), the target
-    version stated explicitly, extensions under the agent's spelling, no compression."""
+    version stated explicitly, extensions under the agent's spelling, no compression. The client's headers
+    as its parser read them (`RawHeaders`) come out as RequestHeaders, in one pass (the general rule when
+    a Connection header names more headers to drop)."""
+    if type(client) is tuple:
+        raw = _raw_end_to_end(client, forwarded_for=not peer)
+        if raw is not None:
+            return _raw_request_headers(*raw, upstream, peer=peer, extra=extra, content_type=content_type)
+        client = _decoded(client)
+    assert not isinstance(client, tuple)
     out = _end_to_end(client)
     out.update(extra)
     out["Content-Type"] = content_type
@@ -47,6 +67,125 @@ def upstream_request_headers(client: AnyHeaders, upstream: Version, *, peer: str
     return out
 
 
+def _raw_request_headers(lines: list[bytes], read: dict[int, str], upstream: Version, *, peer: str | None,
+                         extra: Mapping[str, str], content_type: str) -> RequestHeaders:
+    """upstream_request_headers' rule for the client's raw lines: the gateway's own headers as one block."""
+    ext = merge_extensions(read.get(_X_EXTENSIONS), read.get(_EXTENSIONS))
+    prior = read.get(_FORWARDED_FOR)
+    block = "".join([f"Content-Type: {content_type}\r\nAccept-Encoding: identity\r\n",
+                     *(f"{name}: {value}\r\n" for name, value in upstream_version_headers(upstream).items()),
+                     f"{EXTENSIONS_HEADER_FOR[upstream]}: {ext}\r\n" if ext else "",
+                     (f"X-Forwarded-For: {prior}, {peer}\r\n" if prior else f"X-Forwarded-For: {peer}\r\n") if peer
+                     else ""])
+    out = RequestHeaders(lines, block.encode("utf-8", "surrogateescape"))
+    if extra:   # the configured ones: over the client's and the gateway's own
+        out.update(extra)
+    return out
+
+
+class RequestHeaders(MutableMapping[str, str]):
+    """A request's headers for the agent in three parts: `lines`, the client's end-to-end headers as the wire
+    lines they came in ("Name: value\r\n", in their order, a name there as often as the client sent it);
+    `block`, the gateway's own (type, encoding, version, extensions, X-Forwarded-For) written once as lines;
+    `own`, any set afterwards (a name set here leaves the other two). The stream link writes the lines and
+    the block as they are: no second pass over the client's headers, no decoding and encoding them again."""
+
+    __slots__ = ("block", "lines", "own")
+
+    def __init__(self, lines: list[bytes], block: bytes) -> None:
+        self.lines, self.block = lines, block
+        self.own: CIMultiDict[str] = CIMultiDict()
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """Every header, in the order they are sent, as many times as each is."""
+        written = (line.decode("utf-8", "surrogateescape").partition(":")
+                   for line in [*self.lines, *self.block.splitlines(keepends=True)])
+        return [*((name, value.strip()) for name, _, value in written), *self.own.items()]
+
+    def __getitem__(self, name: str) -> str:
+        lower = name.lower()   # (a name is in one part only: setting it elsewhere took it out)
+        for pair, value in self.pairs():
+            if pair.lower() == lower:
+                return value   # the first, as a CIMultiDict's
+        raise KeyError(name)
+
+    def __setitem__(self, name: str, value: str) -> None:
+        self._forget(name)
+        self.own[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self._forget(name)
+        self.own.pop(name, None)
+
+    def _forget(self, name: str) -> None:
+        prefix = name.lower().encode("utf-8", "surrogateescape") + b":"
+        if self.lines and name.lower() not in _NOT_COPIED:   # (those never are among the client's lines)
+            self.lines = [line for line in self.lines if not line.lower().startswith(prefix)]
+        if prefix in self.block.lower():
+            self.block = b"".join(line for line in self.block.splitlines(keepends=True)
+                                  if not line.lower().startswith(prefix))
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for name, _ in self.pairs():
+            if name.lower() not in seen:
+                seen.add(name.lower())
+                yield name
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+# What the one pass over a request's raw headers does with each name, by the name as clients spell it (the
+# few spellings there are, each decided once): copy it, drop it, give up (Connection names more headers to
+# drop), or read its value (the first X-Forwarded-For, copied only where the gateway adds none, and either
+# extensions spelling)
+_COPY, _DROP, _CONNECTION, _FORWARDED_FOR, _X_EXTENSIONS, _EXTENSIONS = range(6)
+_ROLE_OF = {"connection": _CONNECTION, "x-forwarded-for": _FORWARDED_FOR, "x-a2a-extensions": _X_EXTENSIONS,
+            "a2a-extensions": _EXTENSIONS}
+_ROLES: dict[bytes, int] = {}
+_SPELLINGS = 512   # spellings remembered at most
+
+
+def _role(name: bytes) -> int:
+    lower = name.decode("utf-8", "surrogateescape").lower()
+    role = _ROLE_OF.get(lower, _DROP if lower in _NOT_COPIED else _COPY)
+    if len(_ROLES) < _SPELLINGS:
+        _ROLES[name] = role
+    return role
+
+
+def _raw_end_to_end(raw: RawHeaders, *, forwarded_for: bool) -> tuple[list[bytes], dict[int, str]] | None:
+    """The end-to-end lines of `raw` (its X-Forwarded-For lines too when `forwarded_for`, after the others:
+    the gateway sets its own otherwise) and the first value of each name read (by role; decoded as aiohttp
+    decodes them); None when it holds a Connection header."""
+    lines: list[bytes] = []
+    read: dict[int, str] = {}
+    forwarded: list[bytes] = []
+    roles = _ROLES
+    for name, value in raw:
+        role = roles.get(name)
+        if role is None:
+            role = _role(name)
+        if role == _COPY:
+            lines.append(b"%s: %s\r\n" % (name, value))
+        elif role == _CONNECTION:
+            return None
+        elif role != _DROP:
+            if role == _FORWARDED_FOR:
+                forwarded.append(b"%s: %s\r\n" % (name, value))
+            if role not in read:
+                read[role] = value.decode("utf-8", "surrogateescape")
+    if forwarded and forwarded_for:
+        lines += forwarded
+    return lines, read
+
+
+def _decoded(raw: RawHeaders) -> CIMultiDict[str]:
+    return CIMultiDict((name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape"))
+                       for name, value in raw)
 def client_response_headers(upstream: AnyHeaders, client: Version) -> CIMultiDict[str]:
     """Headers for the client: the agent's end-to-end headers and its activated extensions under the
     client's spelling; length, type and encoding are the gateway's own."""

@@ -14,7 +14,7 @@ from gateway.core.exchange import Call, Exchange
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Version
 from gateway.shell.compose import Challenge, Got, compose
-from gateway.shell.headers import client_response_headers
+from gateway.shell.headers import RequestHeaders, client_response_headers
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.proxy import Raw, exchange_for, upstream_headers
 from gateway.shell.proxy import forward as proxy_forward
@@ -77,7 +77,7 @@ class HttpSeat:
     def exchange(self, call: Call, iface: Interface) -> Exchange:
         return exchange_for(self.ctx, call, iface)
 
-    def headers(self, iface: Interface) -> CIMultiDict[str]:
+    def headers(self, iface: Interface) -> CIMultiDict[str] | RequestHeaders:
         return upstream_headers(self.ctx, iface)
 
     async def answer(self, main: Exchange, got: Got) -> web.StreamResponse:

@@ -36,6 +36,7 @@ from gateway.core.versions import method_version
 from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
 from gateway.shell.callers import StreamBudget
 from gateway.shell.guard import Guard, Verdict
+from gateway.shell.headers import RawHeaders
 from gateway.shell.keys import GUARD, LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
@@ -159,6 +160,13 @@ class Context:
         if self.verdict is None or not self.verdict.strip:
             return headers
         return CIMultiDict(self.verdict.kept(headers.items()))
+
+    def forwarded_raw(self) -> RawHeaders | CIMultiDict[str]:
+        """`forwarded_headers()`, as the request's parser read them when none is dropped (one pass over those
+        builds the agent's: shell.headers.upstream_request_headers)."""
+        if self.verdict is None or not self.verdict.strip:
+            return self.request.raw_headers
+        return CIMultiDict(self.verdict.kept(self.request.headers.items()))
 
     @property
     def sealer(self) -> Any:

@@ -27,7 +27,7 @@ from gateway.core.stream import ERROR_EVENT, SseFrames
 from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
-from gateway.shell.headers import AnyHeaders, client_response_headers, upstream_request_headers
+from gateway.shell.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, body_response, respond
@@ -113,10 +113,12 @@ async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     return await translated(ctx, call, iface, tuple(others))
 
 
-def upstream_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
-    """The headers of a request to `iface`: the client's end-to-end ones, the configured extras (in force)."""
-    ctype = JSON if iface.binding is Binding.JSONRPC else REST_CONTENT_TYPE[iface.version]
-    return upstream_request_headers(ctx.forwarded_headers(), iface.version, peer=ctx.request.remote,
+def upstream_headers(ctx: Context, iface: Interface,
+                     content_type: str | None = None) -> CIMultiDict[str] | RequestHeaders:
+    """The headers of a request to `iface`: the client's end-to-end ones, the configured extras (in force);
+    `content_type`, else the binding's own."""
+    ctype = content_type or (JSON if iface.binding is Binding.JSONRPC else REST_CONTENT_TYPE[iface.version])
+    return upstream_request_headers(ctx.forwarded_raw(), iface.version, peer=ctx.request.remote,
                                     extra=ctx.settings.upstream.headers, content_type=ctype)
 
 
@@ -299,12 +301,9 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
             resp.close()
 
 
-def _relayed_headers(ctx: Context, iface: Interface) -> CIMultiDict[str]:
+def _relayed_headers(ctx: Context, iface: Interface) -> CIMultiDict[str] | RequestHeaders:
     """A pass-through request's headers: those of any request to `iface`, with the client's content type."""
-    headers = upstream_headers(ctx, iface)
-    if ctx.request.headers.get("Content-Type"):
-        headers["Content-Type"] = ctx.request.headers["Content-Type"]
-    return headers
+    return upstream_headers(ctx, iface, ctx.request.headers.get("Content-Type"))
 
 
 async def _open_relayed(ctx: Context, call: Call, iface: Interface, raw: Raw) -> StreamReply:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import aiohttp
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDictProxy
 
 from gateway.config import LimitsSettings, UpstreamSettings
 from gateway.core import jsoncodec
@@ -113,11 +113,12 @@ class Pool:
             raise GatewayOverloaded(f"gateway overloaded: all {self.size} upstream {self.name} connections are "
                                     f"busy ({self.key}, limits.pool_wait_seconds)", limit=self.key) from None
 
-    async def send(self, method: str, url: str, headers: CIMultiDict[str] | dict[str, str], body: bytes | None,
-                   query: Sequence[tuple[str, str]]) -> StreamReply:
+    async def send(self, method: str, url: str, headers: MutableMapping[str, str], body: bytes | None,
+                   query: Sequence[tuple[str, str]], due: float | None) -> StreamReply:
         """One attempt: the request written, its reply's head read; while the call watches (see
-        Upstream._send), a descriptor of a reused connection the agent closed before the reply."""
-        return await self.links.request(method, url, headers, body, query, _WATCH.get())
+        Upstream._send), a descriptor of a reused connection the agent closed before the reply. Past `due`
+        (time.monotonic), the reply fails with TimeoutError wherever it is read (Links)."""
+        return await self.links.request(method, url, headers, body, query, _WATCH.get(), due)
 
     @property
     def closed(self) -> bool:
@@ -393,7 +394,7 @@ class Upstream:
 
     # ---- requests -----------------------------------------------------------------------------
 
-    async def request(self, method: str, url: str, *, headers: CIMultiDict[str] | dict[str, str],
+    async def request(self, method: str, url: str, *, headers: MutableMapping[str, str],
                       body: bytes | None = None, query: Sequence[tuple[str, str]] = (),
                       read_only: bool = False) -> Reply:
         """One unary exchange with a bounded body, retried while it provably never reached the agent (and, when
@@ -405,15 +406,16 @@ class Upstream:
             self.inject(headers)
         await pool.acquire(self.metrics)
         try:
-            async with asyncio.timeout(self.settings.timeout.total_unary) as scope:
-                resp = await self._send(pool, method, url, headers, body, query, read_only, scope.when())
-                try:
-                    if resp.status >= 500:
-                        self._error("http_5xx")
-                    data = await read_bounded(resp, self.max_body_bytes)
-                    return Reply(resp.status, resp.headers, data)
-                finally:
-                    resp.release()
+            # the whole call's deadline, on the reply (Links): no timer of its own
+            due = time.monotonic() + self.settings.timeout.total_unary
+            resp = await self._send(pool, method, url, headers, body, query, read_only, due, due)
+            try:
+                if resp.status >= 500:
+                    self._error("http_5xx")
+                data = await read_bounded(resp, self.max_body_bytes)
+                return Reply(resp.status, resp.headers, data)
+            finally:
+                resp.release()
         except TimeoutError:
             self._error("timeout")
             raise UpstreamTimeout("upstream agent timed out") from None
@@ -423,7 +425,7 @@ class Upstream:
         finally:
             pool.slots.release()
 
-    async def open(self, method: str, url: str, *, headers: CIMultiDict[str],
+    async def open(self, method: str, url: str, *, headers: MutableMapping[str, str],
                    body: bytes | None, query: Sequence[tuple[str, str]] = (),
                    read_only: bool = False) -> StreamReply:
         """Start a streaming exchange on the streams' pool (retried as `request` is, until the reply's head);
@@ -435,8 +437,9 @@ class Upstream:
             self.inject(headers)
         await pool.acquire(self.metrics)
         try:
-            async with asyncio.timeout(t.first_byte) as scope:  # until the reply's head; the relay watches the rest
-                resp = await self._send(pool, method, url, headers, body, query, read_only, scope.when())
+            async with asyncio.timeout(t.first_byte):  # until the reply's head; the relay watches the rest
+                resp = await self._send(pool, method, url, headers, body, query, read_only,
+                                        time.monotonic() + t.first_byte, None)
         except TimeoutError:
             pool.slots.release()
             self._error("timeout")
@@ -453,23 +456,24 @@ class Upstream:
             self._error("http_5xx")
         return resp
 
-    async def _send(self, pool: Pool, method: str, url: str, headers: CIMultiDict[str] | dict[str, str],
+    async def _send(self, pool: Pool, method: str, url: str, headers: MutableMapping[str, str],
                     body: bytes | None, query: Sequence[tuple[str, str]], read_only: bool,
-                    deadline: float | None) -> StreamReply:
+                    deadline: float, due: float | None) -> StreamReply:
         """The request sent until its reply's head, retried on a fresh connection with backoff while the
-        failure proves the agent never got it (see retry_reason), within `deadline` (loop time) and
-        upstream.retry_attempts; the last failure or reply stands when no retry is left."""
+        failure proves the agent never got it (see retry_reason), within `deadline` (time.monotonic) and
+        upstream.retry_attempts; the last failure or reply stands when no retry is left. `due`: the deadline
+        the links hold each attempt's reply to (None: the caller's own timeout does)."""
         attempt = 0
         watch: list[int] = []   # a read-only call is sent again on any lost connection: none kept
         token = _WATCH.set(None if read_only else watch)
         while True:
             try:
-                resp = await pool.send(method, url, headers, body, query)
+                resp = await pool.send(method, url, headers, body, query, due)
             except aiohttp.ClientError as exc:
                 reason = retry_reason(exc, read_only)
                 if reason is None and isinstance(exc, aiohttp.ServerDisconnectedError) and await _reset_follows(watch):
                     reason = "reset"
-                delay = self._backoff(attempt, _loop_time(), deadline)
+                delay = self._backoff(attempt, time.monotonic(), deadline)
                 if reason is None or delay is None:
                     _unwatch(watch, token)
                     raise
@@ -477,7 +481,7 @@ class Upstream:
                 _unwatch(watch, token)
                 raise
             else:
-                delay = self._backoff(attempt, _loop_time(), deadline) if read_only and resp.status in \
+                delay = self._backoff(attempt, time.monotonic(), deadline) if read_only and resp.status in \
                     RETRY_STATUSES else None
                 if delay is None:
                     _unwatch(watch, token)
@@ -506,12 +510,6 @@ class Upstream:
 
 RETRY_STATUSES = frozenset({502, 503, 504})   # a read-only call is sent again on these
 RETRY_MAX_DELAY_SECONDS = 1.0
-
-
-def _loop_time() -> float:
-    """The loop's clock, looked up only when a retry is weighed (finding the running loop costs a getpid()
-    system call in CPython 3.11)."""
-    return asyncio.get_running_loop().time()
 
 
 def _unwatch(watch: list[int], token: contextvars.Token[list[int] | None]) -> None:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import pytest
 from aiohttp import web
 
+from gateway.shell.headers import RequestHeaders
 from gateway.shell.stream_link import HIGH_WATER, Links, StreamReply
 
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -278,3 +281,99 @@ async def test_credentials_in_the_agents_url_are_sent_as_basic_authentication(
     lines = heads[0].decode().split("\r\n")
     assert "Authorization: Basic " + base64.b64encode(b"agent:p@ss").decode() in lines
     assert lines[0] == "GET /rpc HTTP/1.1" and not any("p%40ss" in line or "agent:" in line for line in lines[1:2])
+
+
+def _stalling(head: bytes, opened: list[int]) -> Script:
+    """A script that answers `head` (and whatever body bytes it ends with), then says nothing more until the
+    link closes the connection."""
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        opened.append(1)
+        await _read_head(reader)
+        writer.write(head)
+        await writer.drain()
+        await reader.read()
+        writer.close()
+        await writer.wait_closed()
+
+    return script
+
+
+async def test_a_reply_past_its_deadline_fails_before_its_head_and_within_its_body(
+        raw_server: Callable[[Script], Awaitable[str]]) -> None:
+    opened: list[int] = []
+    silent = await raw_server(_stalling(b"", opened))
+    links = Links(5.0)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(TimeoutError):
+        await links.request("POST", silent, {}, b"{}", (), None, due=time.monotonic() + 0.2)
+    assert 0.15 < loop.time() - started < 2.0
+    cut = await raw_server(_stalling(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", opened))
+    reply = await links.request("POST", cut, {}, b"{}", (), None, due=time.monotonic() + 0.2)
+    assert await reply.readany() == b"abc"   # what came before the deadline is read first
+    with pytest.raises(TimeoutError):
+        await reply.readany()
+    reply.release()   # a reply that failed: its connection is closed, not kept
+    assert links.due == {}
+    again = await links.request("POST", cut, {}, b"{}", (), None)
+    assert len(opened) == 3   # a new connection
+    again.close()
+    links.close()
+
+
+async def test_replies_share_one_timer_for_their_deadlines_and_leave_it_when_they_end(
+        raw_server: Callable[[Script], Awaitable[str]]) -> None:
+    heads: list[bytes] = []
+    quick = await raw_server(_answering(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", heads))
+    opened: list[int] = []
+    silent = await raw_server(_stalling(b"", opened))
+    links = Links(5.0)
+    later = asyncio.ensure_future(links.request("POST", silent, {}, b"{}", (), None, due=time.monotonic() + 0.6))
+    sooner = asyncio.ensure_future(links.request("POST", silent, {}, b"{}", (), None, due=time.monotonic() + 0.2))
+    reply = await links.request("POST", quick, {}, b"{}", (), None, due=time.monotonic() + 0.4)
+    assert await reply.read() == b"ok"
+    reply.release()
+    assert len(links.due) == 2   # the two silent calls are watched; the answered one is not any more
+    done, _ = await asyncio.wait([sooner, later], return_when=asyncio.FIRST_COMPLETED)
+    assert done == {sooner} and isinstance(sooner.exception(), TimeoutError)
+    with pytest.raises(TimeoutError):
+        await later   # the timer, armed again for the later deadline, fails it too
+    assert links.due == {}
+    links.close()
+
+
+async def test_a_connect_cut_short_by_the_calls_deadline_is_a_timeout() -> None:
+    # a listener that accepts nothing, its backlog full: the kernel drops the next SYNs, the connect hangs
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        fillers = []
+        for _ in range(4):
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", port))
+            fillers.append(filler)
+        await asyncio.sleep(0.1)
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            await Links(5.0).request("GET", f"http://127.0.0.1:{port}/", {}, None, (), None,
+                                     due=time.monotonic() + 0.3)
+        assert time.monotonic() - started < 2.0
+        for filler in fillers:
+            filler.close()
+
+
+async def test_request_headers_go_as_their_client_lines_and_the_gateways_block(
+        raw_server: Callable[[Script], Awaitable[str]]) -> None:
+    heads: list[bytes] = []
+    url = await raw_server(_answering(b"HTTP/1.1 204 No Content\r\n\r\n", heads))
+    headers = RequestHeaders([b"X-Client: 1\r\n", b"x-client: 2\r\n"], b"Content-Type: application/json\r\n")
+    headers["X-Own"] = "3"
+    reply = await Links(5.0).request("POST", url, headers, b"{}", (), None)
+    reply.close()
+    assert heads[0].decode().split("\r\n")[1:] == [
+        f"Host: {url.split('/')[2]}", "X-Client: 1", "x-client: 2", "Content-Type: application/json", "X-Own: 3",
+        "Content-Length: 2", "", ""]
+    with pytest.raises(ValueError, match="line break"):
+        await Links(5.0).request("POST", url, RequestHeaders([b"X-Bad: a\nb\r\n"], b""), b"{}", (), None)

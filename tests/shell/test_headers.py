@@ -1,0 +1,92 @@
+"""Tests for gateway/shell/headers.py: the headers sent to the agent, from the client's decoded headers and
+from the raw pairs its parser read (one pass, RequestHeaders) alike; the RequestHeaders mapping; and the
+headers relayed to the client. (How the link writes RequestHeaders: test_stream_link.py.)"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from gateway.core.types import Version
+from gateway.shell.headers import (
+    RequestHeaders,
+    client_response_headers,
+    upstream_request_headers,
+)
+
+NAMES = ["Accept", "accept", "User-Agent", "Authorization", "X-Custom", "x-custom", "Connection", "Keep-Alive",
+         "TE", "Host", "Content-Length", "Content-Type", "Accept-Encoding", "A2A-Version", "A2A-Extensions",
+         "X-A2A-Extensions", "X-Forwarded-For", "x-forwarded-for", "Traceparent", "Upgrade"]
+VALUES = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e), min_size=1, max_size=12)
+
+
+def _wire(headers: object) -> list[tuple[str, str]]:
+    """The headers to be written, by name (case folded; one name's values in their order)."""
+    pairs = headers.pairs() if isinstance(headers, RequestHeaders) else list(headers.items())  # type: ignore[attr-defined]
+    return sorted(((name.lower(), value) for name, value in pairs), key=lambda pair: pair[0])
+
+
+def _both(pairs: list[tuple[str, str]], **kwargs: object) -> tuple[object, object]:
+    decoded = CIMultiDictProxy(CIMultiDict(pairs))
+    raw = tuple((name.encode(), value.encode()) for name, value in pairs)
+    args = {"upstream": Version.V10, "peer": "10.0.0.9", "extra": {}, "content_type": "application/json", **kwargs}
+    return upstream_request_headers(decoded, **args), upstream_request_headers(raw, **args)   # type: ignore[call-overload]
+
+
+@given(st.lists(st.tuples(st.sampled_from(NAMES), VALUES), max_size=10),
+       st.sampled_from([None, "10.0.0.9"]), st.sampled_from([Version.V03, Version.V10]),
+       st.sampled_from([{}, {"X-Custom": "configured", "Host": "agent.internal"}]))
+def test_the_raw_pass_writes_what_the_decoded_rule_writes(pairs: list[tuple[str, str]], peer: str | None,
+                                                          upstream: Version, extra: dict[str, str]) -> None:
+    decoded, raw = _both(pairs, peer=peer, upstream=upstream, extra=extra)
+    assert _wire(raw) == _wire(decoded)
+    if not any(name.lower() == "connection" for name, _ in pairs):
+        assert isinstance(raw, RequestHeaders)   # (a Connection header takes the decoded rule)
+
+
+def test_the_raw_pass_keeps_the_clients_lines_and_writes_the_gateways_own() -> None:
+    pairs = [("Accept", "*/*"), ("Keep-Alive", "5"), ("X-A2A-Extensions", "urn:a"), ("A2A-Extensions", "urn:b, urn:a"),
+             ("X-Forwarded-For", "1.2.3.4"), ("Content-Type", "text/plain"), ("x-custom", "one"), ("X-Custom", "two")]
+    _, raw = _both(pairs)
+    assert isinstance(raw, RequestHeaders)
+    assert raw.lines == [b"Accept: */*\r\n", b"x-custom: one\r\n", b"X-Custom: two\r\n"]
+    assert raw.block == (b"Content-Type: application/json\r\nAccept-Encoding: identity\r\nA2A-Version: 1.0\r\n"
+                         b"A2A-Extensions: urn:a,urn:b\r\nX-Forwarded-For: 1.2.3.4, 10.0.0.9\r\n")
+    _, unseen = _both([("X-Forwarded-For", "1.2.3.4")], peer=None)
+    assert isinstance(unseen, RequestHeaders) and unseen.lines == [b"X-Forwarded-For: 1.2.3.4\r\n"]
+
+
+def test_request_headers_read_and_change_as_a_case_insensitive_mapping() -> None:
+    headers = RequestHeaders([b"Accept: */*\r\n", b"X-Custom: one\r\n", b"x-custom: two\r\n"],
+                             b"Content-Type: application/json\r\nA2A-Version: 1.0\r\n")
+    assert headers["x-custom"] == "one" and headers["content-type"] == "application/json"
+    assert "ACCEPT" in headers and "Missing" not in headers
+    assert list(headers) == ["Accept", "X-Custom", "Content-Type", "A2A-Version"] and len(headers) == 4
+    headers["Accept"] = "text/event-stream"      # a client's header set by the gateway: the client's line goes
+    headers["content-type"] = "text/plain"       # one of the gateway's block: its line goes
+    headers["traceparent"] = "00-1-2-01"
+    del headers["X-CUSTOM"]                       # every line of the name
+    assert headers.lines == [] and headers.block == b"A2A-Version: 1.0\r\n"
+    assert headers.pairs() == [("A2A-Version", "1.0"), ("Accept", "text/event-stream"),
+                               ("content-type", "text/plain"), ("traceparent", "00-1-2-01")]
+    with pytest.raises(KeyError):
+        del headers["X-Custom"]
+    with pytest.raises(KeyError):
+        headers["X-Custom"]
+
+
+def test_configured_headers_replace_the_clients_of_the_same_name() -> None:
+    decoded, raw = _both([("Authorization", "Bearer client"), ("X-Api-Key", "client")],
+                         extra={"x-api-key": "configured"})
+    assert isinstance(raw, RequestHeaders)
+    assert raw["X-Api-Key"] == decoded["X-Api-Key"] == "configured"   # type: ignore[index]
+    assert raw["Authorization"] == "Bearer client"
+
+
+def test_the_client_is_relayed_the_agents_end_to_end_headers_with_its_own_extensions_spelling() -> None:
+    agent = CIMultiDict([("Content-Type", "application/json"), ("Content-Length", "9"), ("Connection", "x-hop"),
+                         ("X-Hop", "1"), ("X-Trace", "t"), ("A2A-Extensions", "urn:a")])
+    assert list(client_response_headers(agent, Version.V03).items()) == [("X-Trace", "t"),
+                                                                         ("X-A2A-Extensions", "urn:a")]

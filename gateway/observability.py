@@ -3,13 +3,12 @@ bound per exchange, the one line per exchange with its notes, and the note and k
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Iterable, MutableMapping
 from contextvars import ContextVar
 from enum import Enum
 from typing import Any, Literal, TextIO, cast
@@ -18,6 +17,7 @@ import structlog
 from structlog.typing import EventDict, FilteringBoundLogger, Processor
 
 from gateway.config import LogSettings
+from gateway.core import jsoncodec
 from gateway.core.notes import Note
 
 __all__ = [
@@ -177,10 +177,9 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
         stamper,
     ]
     renderer: Processor
-    json_line = _JsonLine()
     if settings.format == "json":
         shared += [structlog.processors.format_exc_info]
-        renderer = structlog.processors.JSONRenderer(json_line)
+        renderer = structlog.processors.JSONRenderer(_json_line)
     else:
         renderer = structlog.dev.ConsoleRenderer(colors=_isatty(out))
 
@@ -194,8 +193,8 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
         logger_factory=factory,
         cache_logger_on_first_use=False,
     )
-    _direct = _DirectLine(processors, (wrapper, factory), level, json_line,
-                          factory("gateway.exchange")) if settings.format == "json" else None
+    _direct = _DirectLine(processors, (wrapper, factory), level, factory("gateway.exchange")) \
+        if settings.format == "json" else None
     _route_stdlib(out, shared, renderer, level)
 
 
@@ -250,24 +249,10 @@ def _json_fallback(obj: object) -> object:
         return repr(obj)
 
 
-class _JsonLine:
-    """The JSON renderer's serializer: json.dumps(line, default=…) builds a new encoder for every line, and
-    JSONEncoder.encode a new C encoder; this one is the C encoder, built once with json.dumps' settings
-    (ASCII escapes, its separators), and writes the same text. Without the circular-reference check, which
-    a log line's values (the gateway's own) never need: one would end in RecursionError, not ValueError."""
-
-    def __init__(self) -> None:
-        c_encoder = getattr(json.encoder, "c_make_encoder", None)   # (None without the _json accelerator)
-        if c_encoder is None:
-            self._chunks: Callable[[object, int], Iterable[str]] | None = None
-            self._encode = json.JSONEncoder(default=_json_fallback).encode
-        else:
-            self._chunks = c_encoder(None, _json_fallback, json.encoder.encode_basestring_ascii, None, ": ", ", ",
-                                     False, False, True)
-
-    def __call__(self, obj: object, **_: object) -> str:
-        chunks = self._chunks
-        return self._encode(obj) if chunks is None else "".join(chunks(obj, 0))
+def _json_line(obj: object, **_: object) -> str:
+    """The JSON renderer's serializer (and the direct exchange line's): the codec's compact log text, which
+    writes a 15-member exchange line in half the instructions of the standard library's C encoder."""
+    return jsoncodec.log_text(obj, _json_fallback)
 
 
 class _NamedWriteLogger(structlog.WriteLogger):
@@ -361,12 +346,12 @@ class _DirectLine:
     (capture_logs(), which changes the processors in place, or another configure() replaces it, and the
     generic path takes over)."""
 
-    __slots__ = ("encode", "min_level", "others", "processors", "shape", "writer")
+    __slots__ = ("min_level", "others", "processors", "shape", "writer")
 
     def __init__(self, processors: list[Processor], others: tuple[object, object], min_level: int,
-                 encode: _JsonLine, writer: _NamedWriteLogger) -> None:
+                 writer: _NamedWriteLogger) -> None:
         self.processors, self.shape, self.others = processors, tuple(processors), others
-        self.min_level, self.encode, self.writer = min_level, encode, writer
+        self.min_level, self.writer = min_level, writer
 
     def in_force(self) -> bool:
         config = structlog.get_config()
@@ -390,7 +375,7 @@ class _DirectLine:
         line["timestamp"] = _utc_now()   # TimeStamper(fmt="iso", utc=True)
         if "exc_info" in line:   # format_exc_info
             line = structlog.processors.format_exc_info(None, level, line)
-        self.writer.msg(self.encode(line))
+        self.writer.msg(_json_line(line))
 
 
 def _utc_now() -> str:

@@ -5,13 +5,14 @@ imports ujson."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import ujson
 
 from gateway.core.errors import LimitExceeded, MalformedEnvelope
 
-__all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_reencoded", "loads_relayed", "plain_text",
+__all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_reencoded", "loads_relayed", "log_text", "plain_text",
            "unremarkable"]
 
 # THE RULE. What the gateway reads — a client's body, an agent's reply, one SSE event's data — is JSON text
@@ -143,6 +144,16 @@ def dumps(value: Any) -> str:
         return _dumps(value, ensure_ascii=False, escape_forward_slashes=False, allow_nan=False)
     except OverflowError:
         raise MalformedEnvelope("a number that is not finite cannot be written as JSON") from None
+
+
+def log_text(value: Any, default: Callable[[Any], Any]) -> str:
+    """A log line's JSON text: compact, as structured loggers write theirs; every non-ASCII character
+    escaped (the line survives any stdout encoding, a lone surrogate included); NaN and the infinities
+    written as the standard library writes them; what JSON cannot hold, `default(value)` instead."""
+    try:
+        return _dumps(value, ensure_ascii=True, escape_forward_slashes=False, allow_nan=True, default=default)
+    except OverflowError:   # an integer past ujson's bound: the standard library writes every digit
+        return json.dumps(value, separators=(",", ":"), default=default)
 
 
 def dumpb(value: Any) -> bytes:

@@ -122,11 +122,17 @@ class Seat(Protocol[Answer_co, Out]):
 Flow = Callable[[Seat[Any, Any], Interface], Awaitable[Any]]
 
 
+def may_compose(call: Call) -> bool:
+    """Whether compose() may answer `call` (a v1.0 call of a composed flow or of push configuration), as
+    its agent's interfaces decide: a door looks first, and seats only those."""
+    return call.version is Version.V10 and (call.op.name in FLOWS or call.op.name in PUSH_CONFIG_OPERATIONS)
+
+
 async def compose(seat: Seat[A, Out]) -> A | None:
     """A v1.0 call the agent's v0.3 interface cannot serve as v1.0 requires: its composed answer (or the
     refusal v1.0 prescribes, raised); None for anything else (the door proxies it)."""
     call = seat.call
-    if call.version is Version.V10 and (call.op.name in FLOWS or call.op.name in PUSH_CONFIG_OPERATIONS):
+    if may_compose(call):
         ifaces = await seat.upstream.interfaces(call.version, call.binding, call.op)
         if ifaces[0].version is Version.V03:
             refusal = push_refusal(call.op.name, (await seat.upstream.card()).card)

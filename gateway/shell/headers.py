@@ -22,6 +22,9 @@ HOP_BY_HOP = frozenset({
 OWNED = frozenset({"host", "content-length", "content-type", "content-encoding", "accept-encoding",
                    "a2a-version", "a2a-extensions", "x-a2a-extensions"})
 _NOT_COPIED = HOP_BY_HOP | OWNED
+# the version header toward each version's agents, as the lines RequestHeaders' block holds
+_VERSION_LINES = {version: "".join(f"{name}: {value}\r\n" for name, value in upstream_version_headers(version).items())
+                  for version in Version}
 
 
 def _end_to_end(headers: AnyHeaders) -> CIMultiDict[str]:
@@ -73,7 +76,7 @@ def _raw_request_headers(lines: list[bytes], read: dict[int, str], upstream: Ver
     ext = merge_extensions(read.get(_X_EXTENSIONS), read.get(_EXTENSIONS))
     prior = read.get(_FORWARDED_FOR)
     block = "".join([f"Content-Type: {content_type}\r\nAccept-Encoding: identity\r\n",
-                     *(f"{name}: {value}\r\n" for name, value in upstream_version_headers(upstream).items()),
+                     _VERSION_LINES[upstream],
                      f"{EXTENSIONS_HEADER_FOR[upstream]}: {ext}\r\n" if ext else "",
                      (f"X-Forwarded-For: {prior}, {peer}\r\n" if prior else f"X-Forwarded-For: {peer}\r\n") if peer
                      else ""])
@@ -138,22 +141,33 @@ class RequestHeaders(MutableMapping[str, str]):
         return sum(1 for _ in self)
 
 
-# What the one pass over a request's raw headers does with each name, by the name as clients spell it (the
-# few spellings there are, each decided once): copy it, drop it, give up (Connection names more headers to
-# drop), or read its value (the first X-Forwarded-For, copied only where the gateway adds none, and either
-# extensions spelling)
+# What the one pass over a message's headers does with each name, by the name as peers spell it (the few
+# spellings there are, each decided once; raw or decoded): copy it, drop it, give up (Connection names more
+# headers to drop), or read its value (the first X-Forwarded-For, copied only where the gateway adds none,
+# and either extensions spelling)
 _COPY, _DROP, _CONNECTION, _FORWARDED_FOR, _X_EXTENSIONS, _EXTENSIONS = range(6)
 _ROLE_OF = {"connection": _CONNECTION, "x-forwarded-for": _FORWARDED_FOR, "x-a2a-extensions": _X_EXTENSIONS,
             "a2a-extensions": _EXTENSIONS}
-_ROLES: dict[bytes, int] = {}
-_SPELLINGS = 512   # spellings remembered at most
+_ROLES: dict[bytes, int] = {}          # by raw name
+_NAMED_ROLES: dict[str, int] = {}      # by decoded name
+_SPELLINGS = 512   # spellings remembered at most, in each
+
+
+def _role_of(lower: str) -> int:
+    return _ROLE_OF.get(lower, _DROP if lower in _NOT_COPIED else _COPY)
 
 
 def _role(name: bytes) -> int:
-    lower = name.decode("utf-8", "surrogateescape").lower()
-    role = _ROLE_OF.get(lower, _DROP if lower in _NOT_COPIED else _COPY)
+    role = _role_of(name.decode("utf-8", "surrogateescape").lower())
     if len(_ROLES) < _SPELLINGS:
         _ROLES[name] = role
+    return role
+
+
+def _named_role(name: str) -> int:
+    role = _role_of(name.lower())
+    if len(_NAMED_ROLES) < _SPELLINGS:
+        _NAMED_ROLES[name] = role
     return role
 
 
@@ -188,9 +202,26 @@ def _decoded(raw: RawHeaders) -> CIMultiDict[str]:
                        for name, value in raw)
 def client_response_headers(upstream: AnyHeaders, client: Version) -> CIMultiDict[str]:
     """Headers for the client: the agent's end-to-end headers and its activated extensions under the
-    client's spelling; length, type and encoding are the gateway's own."""
-    out = _end_to_end(upstream)
-    ext = merge_extensions(upstream.get("X-A2A-Extensions"), upstream.get("A2A-Extensions"))
+    client's spelling; length, type and encoding are the gateway's own. One pass over the agent's headers
+    (the general rule when a Connection header names more to drop)."""
+    kept: list[tuple[str, str]] = []
+    read: dict[int, str] = {}
+    roles = _NAMED_ROLES
+    for name, value in upstream.items():
+        role = roles.get(name)
+        if role is None:
+            role = _named_role(name)
+        if role in (_COPY, _FORWARDED_FOR):
+            kept.append((name, value))
+        elif role == _CONNECTION:
+            out, x_extensions, extensions = _end_to_end(upstream), upstream.get("X-A2A-Extensions"), \
+                upstream.get("A2A-Extensions")
+            break
+        elif role != _DROP and role not in read:
+            read[role] = value
+    else:
+        out, x_extensions, extensions = CIMultiDict(kept), read.get(_X_EXTENSIONS), read.get(_EXTENSIONS)
+    ext = merge_extensions(x_extensions, extensions)
     if ext:
         out[EXTENSIONS_HEADER_FOR[client]] = ext
     return out

@@ -13,7 +13,7 @@ from gateway.core.errors import GatewayError
 from gateway.core.exchange import Call, Exchange
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Version
-from gateway.shell.compose import Challenge, Got, compose
+from gateway.shell.compose import Challenge, Got, compose, may_compose
 from gateway.shell.headers import RequestHeaders, client_response_headers
 from gateway.shell.pipeline import Context, respond
 from gateway.shell.proxy import Raw, exchange_for, upstream_headers
@@ -32,11 +32,11 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     if call.op.streaming:
         async with ctx.stream_slot():
             return await _forward(ctx, call, raw)
-    return await _forward(ctx, call, raw)
+    return await _forward(ctx, call, raw) if may_compose(call) else await proxy_forward(ctx, call, raw)
 
 
 async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
-    composed = await compose(HttpSeat(ctx, call))
+    composed = await compose(HttpSeat(ctx, call)) if may_compose(call) else None
     return composed if composed is not None else await proxy_forward(ctx, call, raw)
 
 

@@ -229,10 +229,10 @@ class Lifecycle:
         if isinstance(deadlines, Deadlines):  # the head is in: the header deadline is met
             deadlines.head_received()
             try:
-                return await self._handle(request, handler)
+                return await self.tracked(handler(request))
             finally:
                 deadlines.request_done()
-        return await self._handle(request, handler)
+        return await self.tracked(handler(request))
 
     async def _overloaded(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """A request beyond limits.max_client_connections: the pipeline answers it 503 with Retry-After in
@@ -254,9 +254,6 @@ class Lifecycle:
                                          status=503, headers={"Retry-After": str(err.retry_after)})
         response.force_close()
         return response
-
-    async def _handle(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        return await self.tracked(handler(request))
 
     async def tracked(self, call: Awaitable[T]) -> T:
         """Run one request's handling (an HTTP request's, or a gRPC call's) as in flight: counted, waited

@@ -74,7 +74,7 @@ class A2ACaller:
 
     @property
     def label(self) -> str:
-        return self.binding.value
+        return self.binding._value_   # (an Enum's .value is a descriptor call: this is a request's hot path)
 
     def error_reply(self, err: GatewayError, quirks: Quirks) -> Reply:
         if isinstance(err, jsonrpc.EnvelopeFacts):   # a rejected JSON-RPC envelope: the id and method read

@@ -75,10 +75,6 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     route's `migration.cutoff`, a v0.3 caller gets the version error instead. (A streaming call's stream
     slot is held by the door's forward, shell.http_seat, around this and the composed flows alike.)"""
     check_cutoff(ctx.settings.migration, call.version)
-    return await _relearning(ctx, call, raw)
-
-
-async def _relearning(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     try:
         return await _forward(ctx, call, raw)
     except Relearned:
@@ -128,11 +124,13 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
         ctx.upstream.rest_bytes_guess if rest_agent else None
     quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
-    base = public_base(ctx.request, ctx.settings)
-    signer = ctx.app.get(CARD_SIGNER)
+    # the gateway's public base, its gRPC target and its signature show only in a card it serves
+    card = call.op.card_result
+    base = public_base(ctx.request, ctx.settings) if card else ""
+    signer = ctx.app.get(CARD_SIGNER) if card else None
     return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
-                    sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
-                    sign_card=signer.signing_for(base) if signer is not None else None,
+                    sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port) if card
+                    else "", sign_card=signer.signing_for(base) if signer is not None else None,
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)
 

@@ -16,7 +16,7 @@ import select
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import cast
+from typing import NamedTuple, cast
 
 import aiohttp
 import httptools
@@ -382,20 +382,19 @@ class Links:
                       due: float | None = None) -> StreamReply:
         """Send one request and wait for its reply's head; past `due` (time.monotonic), a TimeoutError from
         the connect, the head or any read of the body."""
-        target = URL(url)
-        if query:
-            target = target.extend_query(list(query))
-        if target.raw_user is not None:   # credentials in the agent's URL: Basic authentication, as aiohttp sends it
-            credentials = aiohttp.BasicAuth.from_url(target)
+        target = _targets.get(url) if not query else None
+        if target is None:
+            target = _Target.of(url, query)
+        if target.credentials is not None:   # in the agent's URL: Basic authentication, as aiohttp sends it
             headers = CIMultiDict(headers.pairs() if isinstance(headers, RequestHeaders) else headers)
-            if credentials is not None and "Authorization" not in headers:
-                headers["Authorization"] = credentials.encode()
-        scheme, host, port = target.scheme, target.raw_host or "", target.port or _DEFAULT_PORTS.get(target.scheme, 80)
+            if "Authorization" not in headers:
+                headers["Authorization"] = target.credentials
         head = _request_head(method, target, headers, body)
         loop = self._loop
         if loop is None:
             loop = self._loop = asyncio.get_running_loop()
-        link = self._reused((scheme, host, port), loop)
+        scheme, host, port = address = target.address
+        link = self._reused(address, loop)
         if link is not None:
             link.watch = watch
         else:
@@ -498,7 +497,34 @@ class Links:
         self._idle.clear()
 
 
-def _request_head(method: str, url: URL, headers: Mapping[str, str], body: bytes | None) -> bytes:
+class _Target(NamedTuple):
+    """What a request needs of its URL, read once per URL: the connection's address, the request line's
+    target, the Host and any Basic credentials."""
+
+    address: tuple[str, str, int]
+    path_qs: str
+    host: str
+    credentials: str | None
+
+    @classmethod
+    def of(cls, url: str, query: Sequence[tuple[str, str]]) -> _Target:
+        parsed = URL(url)
+        if query:
+            parsed = parsed.extend_query(list(query))
+        basic = aiohttp.BasicAuth.from_url(parsed) if parsed.raw_user is not None else None
+        scheme = parsed.scheme
+        target = cls((scheme, parsed.raw_host or "", parsed.port or _DEFAULT_PORTS.get(scheme, 80)), parsed.raw_path_qs,
+                     parsed.host_port_subcomponent or "", basic.encode() if basic is not None else None)
+        if not query and len(_targets) < _TARGETS:
+            _targets[url] = target
+        return target
+
+
+_targets: dict[str, _Target] = {}   # by URL (without a query): an upstream has few
+_TARGETS = 256
+
+
+def _request_head(method: str, url: _Target, headers: Mapping[str, str], body: bytes | None) -> bytes:
     """The request line and headers; a header holding a line break is refused (it would end the head). A Host
     among `headers` is sent instead of the URL's (a configured upstream.headers Host, for an ingress that
     routes by it); the body's framing is the link's own (Content-Length), never a caller's. RequestHeaders'
@@ -510,8 +536,8 @@ def _request_head(method: str, url: URL, headers: Mapping[str, str], body: bytes
         if copied.count(b"\n") != count or copied.count(b"\r") != count:
             raise ValueError("a header holds a line break")
         headers = headers.own
-    lines = [f"{method} {url.raw_path_qs} HTTP/1.1", ""]
-    host = url.host_port_subcomponent
+    lines = [f"{method} {url.path_qs} HTTP/1.1", ""]
+    host = url.host
     for name, value in headers.items():
         if "\r" in value or "\n" in value or "\r" in name or "\n" in name:
             raise ValueError(f"header {name!r} holds a line break")

@@ -153,3 +153,18 @@ def test_a_region_scan_never_waves_through_what_the_full_check_refuses(case: str
     except GatewayError:
         with pytest.raises(GatewayError):
             jsoncodec.loads_relayed(body, plain=True)
+
+
+def test_log_text_is_compact_ascii_json_with_a_fallback() -> None:
+    line = {"event": "exchange", "method": "naïve/\udcff", "n": 2**80, "x": float("nan"), "at": object()}
+    text = jsoncodec.log_text(line, lambda value: "fallback")
+    assert text == ('{"event":"exchange","method":"na\\u00efve/\\udcff","n":1208925819614629174706176,'
+                    '"x":NaN,"at":"fallback"}')
+    back = json.loads(text)
+    assert back["method"] == "naïve/\udcff" and back["n"] == 2**80 and back["at"] == "fallback"
+    assert jsoncodec.log_text({"n": 10**400}, repr) == '{"n":' + "1" + "0" * 400 + "}"
+
+
+@given(json_values)
+def test_log_text_reads_back_as_the_value(value: Any) -> None:
+    assert json.loads(jsoncodec.log_text(value, repr)) == value

@@ -90,3 +90,19 @@ def test_the_client_is_relayed_the_agents_end_to_end_headers_with_its_own_extens
                          ("X-Hop", "1"), ("X-Trace", "t"), ("A2A-Extensions", "urn:a")])
     assert list(client_response_headers(agent, Version.V03).items()) == [("X-Trace", "t"),
                                                                          ("X-A2A-Extensions", "urn:a")]
+
+
+@given(st.lists(st.tuples(st.sampled_from(NAMES), VALUES), max_size=10), st.sampled_from([Version.V03, Version.V10]))
+def test_the_one_pass_over_the_agents_headers_keeps_what_the_general_rule_keeps(pairs: list[tuple[str, str]],
+                                                                                client: Version) -> None:
+    agent = CIMultiDict(pairs)
+    connection = agent.getall("Connection", [])
+    dropped = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
+               "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length", "content-type",
+               "content-encoding", "accept-encoding", "a2a-version", "a2a-extensions", "x-a2a-extensions",
+               *(token.strip().lower() for value in connection for token in value.split(","))}
+    expected = [(name, value) for name, value in pairs if name.lower() not in dropped]
+    out = list(client_response_headers(agent, client).items())
+    extensions = [pair for pair in out if pair[0] in ("A2A-Extensions", "X-A2A-Extensions")]
+    assert [pair for pair in out if pair not in extensions] == expected
+    assert len(extensions) <= 1

@@ -15,7 +15,14 @@ from gateway.core.bindings import grpc, jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.compose import NO_HISTORY_LIMIT
 from gateway.core.dialects import DIALECTS, SPECS
-from gateway.core.errors import GatewayError, TranslationError, UnsupportedOperation, as_agent_error
+from gateway.core.errors import (
+    GatewayError,
+    InvalidAgentResponse,
+    MalformedEnvelope,
+    TranslationError,
+    UnsupportedOperation,
+    as_agent_error,
+)
 from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
@@ -203,9 +210,10 @@ class Exchange:
             return step
         if isinstance(step, Reply):
             return Done(step)
-        if not step.ok:
-            return Done(self._error_reply(step.value))
-        return Done(self._success(step.value))
+        try:
+            return Done(self._success(step.value) if step.ok else self._error_reply(step.value))
+        except MalformedEnvelope as err:   # a literal past a double's range the lighter reading let through
+            return Done(self.error_reply(InvalidAgentResponse(f"agent reply cannot be written again: {err.message}")))
 
     def read_reply(self, status: int, body: bytes) -> Result | Again | Reply:
         """The agent's reply read for the client: its result or A2A error in the client's dialect (a

@@ -26,10 +26,13 @@ __all__ = ["MAX_DEPTH", "dumpb", "dumps", "loads", "loads_reencoded", "loads_rel
 # checks floats; cheap byte tests say when a slower exact read (the standard library's parser, with hooks)
 # must decide. A value that passes is exactly what ujson returned. (Left lenient, as ujson reads them:
 # a number with leading zeros, `01`, is the number.)
-# Two lighter readings, for the per-event path, where the walk would cost more than the rest of the work:
-#   - bytes relayed untouched (a pass-through's replies and events): `loads_relayed`, JSON text a client
-#     can read (RFC 8259's grammar: no NaN or Infinity, no raw control character in a string; and no lone
-#     surrogate), by C scans; a repeated name or a huge literal reaches the client as the agent wrote it;
+# Two lighter readings of what an agent sends, where the rule's proof would cost more than the rest of the
+# work (it re-encodes the value, ~40,000 instructions for a small Task):
+#   - bytes relayed untouched (a pass-through's replies and events) and a unary reply read to be translated:
+#     `loads_relayed`, JSON text a client can read (RFC 8259's grammar: no NaN or Infinity, no raw control
+#     character in a string; and no lone surrogate), by C scans; a repeated name reaches the client as the
+#     agent wrote it (relayed) or resolved once (translated: written again), a huge literal as written
+#     (relayed) or refused by the encoder (translated);
 #   - a value written again at once (a translated stream event): `loads_reencoded`, the parse alone.
 # What the gateway writes is JSON in every case: the encoder refuses non-finite numbers (and `dumpb` lone
 # surrogates) as MalformedEnvelope; writing a value back resolves repeated names and escapes controls.
@@ -77,8 +80,9 @@ def loads(data: bytes | str) -> Any:
 
 
 def loads_relayed(data: bytes | str, *, plain: bool = False) -> Any:
-    """Decode bytes the gateway relays untouched, by the lighter rule above (MalformedEnvelope else): one C
-    parse and, for bytes, three C scans ahead of any Python-level work. `plain`: `plain_text` found nothing
+    """Decode bytes the gateway relays untouched (or an agent's unary reply it translates), by the lighter
+    rule above (MalformedEnvelope else): one C parse and, for bytes, three C scans ahead of any Python-level
+    work. `plain`: `plain_text` found nothing
     to look at in a text holding all of the single-line `data`, so the parse alone decides."""
     value = _decode(data)
     if plain:

@@ -1,5 +1,6 @@
-"""The aiohttp application: routes, middlewares, typed state, the upstream session and card refresher
-paired in `cleanup_ctx`, and `serve()` for one process (lifecycle.Process). No protocol logic."""
+"""The aiohttp application: routes (each handler tracked by the root lifecycle), typed state, the upstream
+session and card refresher paired in `cleanup_ctx`, and `serve()` for one process (lifecycle.Process). No
+protocol logic."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from gateway.shell.keys import (
     SERVED_BINDINGS,
     UPSTREAM,
 )
-from gateway.shell.lifecycle import Lifecycle, Listener, Process
+from gateway.shell.lifecycle import Lifecycle, Listener, Process, Track
 from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
 from gateway.shell.migration import Migration, flush_forever
 from gateway.shell.pipeline import deprecation_headers
@@ -65,18 +66,19 @@ def build_app(settings: Settings) -> web.Application:
         app.middlewares.append(tracing.middleware)
         inject = tracing.inject
         app.cleanup_ctx.append(tracing.cleanup_ctx)
-    app.middlewares.append(lifecycle.middleware)  # the root's: it counts the routes' requests too
+    track = lifecycle.tracking  # the root's, around every route's handler: it counts the routes' requests too
     app[task_index.TASK_INDEX] = task_index.store_for(settings.task_index)   # every route's agent shares it
     app.cleanup_ctx.append(task_index.cleanup_ctx)
     lifecycle.follow_in_gauges()
     if settings.routes:
         from gateway.shell import routes
 
-        routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject, edge))
+        routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject, edge,
+                                                                               track), track)
     else:
         app[UPSTREAM] = upstream
         upstream.inject = inject
-        _serve_agent(app, settings, inject, edge)
+        _serve_agent(app, settings, inject, edge, track)
     app.cleanup_ctx.append(lifecycle.cleanup_ctx)
     app.cleanup_ctx.append(_migration_ctx)
     return app
@@ -109,28 +111,29 @@ async def _migration_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 def _serve_agent(app: web.Application, settings: Settings,
-                 inject: Callable[[MutableMapping[str, str]], None] | None, edge: _Edge) -> None:
-    """Serve one agent on `app` (the root app, or a route's sub-app holding its own UPSTREAM)."""
+                 inject: Callable[[MutableMapping[str, str]], None] | None, edge: _Edge, track: Track) -> None:
+    """Serve one agent on `app` (the root app, or a route's sub-app holding its own UPSTREAM), each handler
+    registered as `track` runs it."""
     app[UPSTREAM].inject = inject
     if edge.verifier is not None:
         app[UPSTREAM].verify = edge.verifier.check
     grpc = (Binding.GRPC,) if settings.grpc.listen and not settings.routes else ()  # gRPC serves [upstream]
     app[SERVED_BINDINGS] = (Binding.JSONRPC, Binding.REST, *grpc)
     for path in CARD_PATHS:
-        app.router.add_get(path, card.handle)
+        app.router.add_get(path, track(card.handle))
     if edge.signer is not None:
         app[CARD_SIGNER] = edge.signer
-        app.router.add_get(JWKS_PATH, card.jwks)
+        app.router.add_get(JWKS_PATH, track(card.jwks))
     guard = Guard.of(settings, app[METRICS], app.get(ROUTE_NAME, "default"))   # this agent's [auth] and [callers]
     if guard is not None:
         app[GUARD] = guard
         app.cleanup_ctx.append(guard.cleanup_ctx)
-    app.router.add_route("*", "/", jsonrpc.handle)  # any method: a GET is answered in JSON-RPC's shape too
+    app.router.add_route("*", "/", track(jsonrpc.handle))  # any method: a GET is answered in JSON-RPC's shape too
     if app.get(ROUTE_PREFIX):
-        app.router.add_route("*", "", jsonrpc.handle)  # the route's prefix itself, as its card says
-    push.install(app, settings)  # the push webhook route, before the REST catch-all
-    agui.install(app, settings)  # POST /agui and /agui/{route}, before the REST catch-all
-    app.router.add_route("*", "/{path:.+}", rest.handle)  # the REST surface; keep this route last
+        app.router.add_route("*", "", track(jsonrpc.handle))  # the route's prefix itself, as its card says
+    push.install(app, settings, track)  # the push webhook route, before the REST catch-all
+    agui.install(app, settings, track)  # POST /agui and /agui/{route}, before the REST catch-all
+    app.router.add_route("*", "/{path:.+}", track(rest.handle))  # the REST surface; keep this route last
     app.cleanup_ctx.append(_upstream_ctx)
     app.cleanup_ctx.append(push.cleanup_ctx)  # after the upstream: relay jobs drain before it closes
     if PUSH_SENDER in app:

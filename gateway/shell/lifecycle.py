@@ -51,15 +51,16 @@ __all__ = [
 ]
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Track = Callable[[Handler], Handler]   # a route's handler as the root lifecycle runs it (Lifecycle.tracking)
 T = TypeVar("T")
 
 log = get_logger("gateway.lifecycle")
 
 READY_POLL_SECONDS = 1.0
 CANCEL_WAIT_SECONDS = 2.0  # after the grace: how long cancelled handlers get to unwind
-# set by the middleware around a request beyond limits.max_client_connections (the handler runs in the
-# middleware's task, so it sees it): the pipeline answers it with this error in the caller's shape instead
-# of running its door, and sets it back to None to say so
+# set by the tracking around a request beyond limits.max_client_connections (the handler runs in the same
+# task, so it sees it): the pipeline answers it with this error in the caller's shape instead of running
+# its door, and sets it back to None to say so
 OVERLOADED: ContextVar[GatewayOverloaded | None] = ContextVar("a2a_gateway_overloaded", default=None)
 
 
@@ -208,31 +209,38 @@ class Lifecycle:
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
         self._jobs: set[asyncio.Task[None]] = set()
         # [[routes]]: each route's own lifecycle (its settings, upstream and open streams), by name; the
-        # root's middleware still counts every request, and its drain and readiness cover the routes
+        # root's tracking still counts every request, and its drain and readiness cover the routes
         self.routes: dict[str, Lifecycle] = {}
         self._gauges_per_request = True  # follow_in_gauges() makes the scrape read the counts instead
 
-    # ---- requests (the middleware) ---------------------------------------------------------------
+    # ---- requests (each route's handler, see tracking) --------------------------------------------
 
     def follow_in_gauges(self) -> None:
-        """This lifecycle's middleware counts the process's requests: the in-flight and handled gauges
+        """This lifecycle's tracking counts the process's requests: the in-flight and handled gauges
         read its counts when scraped (per request only where the metrics cannot, in multiprocess mode)."""
         self._gauges_per_request = not self.metrics.follow(lambda: len(self._tasks), lambda: self.handled)
 
-    @web.middleware
-    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        server = self.server
-        if server is not None and _connections(server) > self.settings.limits.max_client_connections:
-            return await self._overloaded(request, handler)
-        transport = request.transport
-        deadlines = transport.get_protocol() if transport is not None else None
-        if isinstance(deadlines, Deadlines):  # the head is in: the header deadline is met
-            deadlines.head_received()
-            try:
-                return await self.tracked(handler(request))
-            finally:
-                deadlines.request_done()
-        return await self.tracked(handler(request))
+    def tracking(self, handler: Handler) -> Handler:
+        """`handler` run as one of this lifecycle's requests (the root's: it counts the routes' requests too),
+        what every door's route is registered as: counted and in flight (`tracked`), its connection's head
+        deadline met, and beyond limits.max_client_connections answered as the overload. A wrapper of each
+        route's handler rather than an app middleware: aiohttp runs an app with middlewares through two more
+        layers per request (its handler chain and the current-app fix), ~10,000 instructions."""
+        async def track(request: web.Request) -> web.StreamResponse:
+            server = self.server
+            if server is not None and _connections(server) > self.settings.limits.max_client_connections:
+                return await self._overloaded(request, handler)
+            transport = request.transport
+            deadlines = transport.get_protocol() if transport is not None else None
+            if isinstance(deadlines, Deadlines):  # the head is in: the header deadline is met
+                deadlines.head_received()
+                try:
+                    return await self.tracked(handler(request))
+                finally:
+                    deadlines.request_done()
+            return await self.tracked(handler(request))
+
+        return track
 
     async def _overloaded(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """A request beyond limits.max_client_connections: the pipeline answers it 503 with Retry-After in
@@ -484,7 +492,7 @@ class Deadlines(asyncio.Protocol):
     a keep-alive timer but no header deadline, so a client sending its headers a byte at a time would hold
     the connection for as long as it likes). From the connection's opening, and from the first byte of
     each later request, the head must be in within server.header_timeout_seconds (the settings in force)
-    or the connection is closed. The middleware says when a head is in and when its request is done;
+    or the connection is closed. The tracking says when a head is in and when its request is done;
     the body has its own deadline where it is read (pipeline.read_body), idle keep-alive is aiohttp's."""
 
     # One timer per connection, not one per request: a head's start is noted as a time, and the timer,

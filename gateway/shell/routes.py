@@ -16,7 +16,7 @@ from gateway.core.exchange import Reply
 from gateway.core.types import Binding, Version
 from gateway.shell.doors.rest import caller_version
 from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, UPSTREAM
-from gateway.shell.lifecycle import Lifecycle
+from gateway.shell.lifecycle import Lifecycle, Track
 from gateway.shell.pipeline import A2ACaller, Context, serve
 from gateway.shell.upstream import Upstream
 
@@ -74,9 +74,10 @@ def _order(route: RouteSettings) -> tuple[bool, int]:
     return (not route.host, -len(route.path_prefix))
 
 
-def install(app: web.Application, settings: Settings, serve: Serve) -> None:
+def install(app: web.Application, settings: Settings, serve: Serve, track: Track) -> None:
     """Mount one sub-app per route on the root `app` (whose lifecycle learns each route's) and the
-    404 for paths no route matches. `serve(sub, route_settings)` adds the agent's handlers."""
+    404 for paths no route matches (its handler as `track` runs it). `serve(sub, route_settings)` adds the
+    agent's handlers."""
     root = app[LIFECYCLE]
     for route in sorted(settings.routes, key=_order):
         own = dataclasses.replace(settings, upstream=route.upstream, quirks=route.quirks, migration=route.migration,
@@ -91,7 +92,7 @@ def install(app: web.Application, settings: Settings, serve: Serve) -> None:
         root.routes[route.name] = sub[LIFECYCLE] = Lifecycle(own, upstream, app[METRICS])
         serve(sub, own)
         app._add_subapp(partial(_RouteResource, route, sub), sub)  # add_domain's way, with our rule
-    app.router.add_route("*", "/{path:.*}", _no_route)
+    app.router.add_route("*", "/{path:.*}", track(_no_route))
 
 
 async def _no_route(request: web.Request) -> web.StreamResponse:

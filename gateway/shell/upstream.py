@@ -13,6 +13,7 @@ import os
 import random
 import socket
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -91,27 +92,60 @@ class Pool:
     seconds for a slot, then fails as the gateway's own overload: a full pool is the gateway's queue, not
     the agent's slowness."""
 
-    __slots__ = ("key", "links", "name", "size", "slots", "wait")
+    __slots__ = ("free", "key", "links", "name", "size", "wait", "waiters")
 
     def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float) -> None:
         self.name, self.key, self.size, self.wait = name, key, size, wait
-        self.slots = asyncio.Semaphore(size)
+        # the slots: a count and the calls waiting in turn (asyncio.Semaphore's rule, without its two
+        # coroutine calls and the look over its waiters a free slot costs there)
+        self.free = size
+        self.waiters: deque[asyncio.Future[None]] = deque()
         self.links = Links(connect_timeout)
 
+    def take(self) -> bool:
+        """Take a free slot at once; False when none is, or calls already wait for one (acquire)."""
+        if self.free and not self.waiters:
+            self.free -= 1
+            return True
+        return False
+
     async def acquire(self, metrics: Metrics | None) -> None:
-        """Take a slot; GatewayOverloaded when none is free within `wait` seconds."""
-        slots = self.slots
-        if not slots.locked():  # the common case: a free slot, no timer
-            await slots.acquire()
+        """Take a slot, in turn; GatewayOverloaded when none is free within `wait` seconds."""
+        if self.take():
             return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
         try:
             async with asyncio.timeout(self.wait):
-                await slots.acquire()
+                await waiter
         except TimeoutError:
+            self._leave(waiter)
             if metrics is not None:
                 metrics.overload(self.key)
             raise GatewayOverloaded(f"gateway overloaded: all {self.size} upstream {self.name} connections are "
                                     f"busy ({self.key}, limits.pool_wait_seconds)", limit=self.key) from None
+        except BaseException:
+            self._leave(waiter)
+            raise
+
+    def _leave(self, waiter: asyncio.Future[None]) -> None:
+        """A call that stops waiting: out of the queue, and a slot it was handed meanwhile passed on."""
+        if waiter.done() and not waiter.cancelled():
+            self.release()
+        else:
+            waiter.cancel()
+            with contextlib.suppress(ValueError):
+                self.waiters.remove(waiter)
+
+    def release(self) -> None:
+        """Give a slot back: to the first call still waiting, else to the count."""
+        waiters = self.waiters
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self.free += 1
 
     async def send(self, method: str, url: str, headers: MutableMapping[str, str], body: bytes | None,
                    query: Sequence[tuple[str, str]], due: float | None) -> StreamReply:
@@ -404,7 +438,8 @@ class Upstream:
         assert pool is not None, "Upstream.start() not awaited"
         if self.inject is not None:
             self.inject(headers)
-        await pool.acquire(self.metrics)
+        if not pool.take():
+            await pool.acquire(self.metrics)
         try:
             # the whole call's deadline, on the reply (Links): no timer of its own
             due = time.monotonic() + self.settings.timeout.total_unary
@@ -423,7 +458,7 @@ class Upstream:
             self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
         finally:
-            pool.slots.release()
+            pool.release()
 
     async def open(self, method: str, url: str, *, headers: MutableMapping[str, str],
                    body: bytes | None, query: Sequence[tuple[str, str]] = (),
@@ -435,23 +470,24 @@ class Upstream:
         t = self.settings.timeout
         if self.inject is not None:
             self.inject(headers)
-        await pool.acquire(self.metrics)
+        if not pool.take():
+            await pool.acquire(self.metrics)
         try:
             async with asyncio.timeout(t.first_byte):  # until the reply's head; the relay watches the rest
                 resp = await self._send(pool, method, url, headers, body, query, read_only,
                                         time.monotonic() + t.first_byte, None)
         except TimeoutError:
-            pool.slots.release()
+            pool.release()
             self._error("timeout")
             raise UpstreamTimeout("upstream agent timed out") from None
         except aiohttp.ClientError as exc:
-            pool.slots.release()
+            pool.release()
             self._error(_kind(exc))
             raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
         except BaseException:
-            pool.slots.release()
+            pool.release()
             raise
-        resp.add_done(pool.slots.release)
+        resp.add_done(pool.release)
         if resp.status >= 500:
             self._error("http_5xx")
         return resp

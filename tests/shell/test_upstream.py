@@ -18,7 +18,7 @@ from gateway.config import load
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayOverloaded, UpstreamUnavailable
 from gateway.shell.keys import METRICS
-from gateway.shell.upstream import Upstream
+from gateway.shell.upstream import Pool, Upstream
 from tests.shell.test_metrics import parse, value
 
 V10 = {"Content-Type": "application/json", "A2A-Version": "1.0"}
@@ -182,3 +182,40 @@ async def test_every_path_gives_its_slot_back(held: HeldAgent) -> None:
             resp.release()
     finally:
         await upstream.close()
+
+
+async def test_a_pools_slots_go_in_turn_and_a_call_that_stops_waiting_keeps_none() -> None:
+    pool = Pool("unary", "limits.max_connections", 2, 5.0, 5.0)
+    assert pool.take() and pool.take() and not pool.take()
+    first = asyncio.ensure_future(pool.acquire(None))
+    gone = asyncio.ensure_future(pool.acquire(None))
+    last = asyncio.ensure_future(pool.acquire(None))
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.sleep(0)
+    pool.release()                    # to the first waiting call
+    await asyncio.sleep(0)
+    assert first.done() and not last.done() and not pool.take()   # the one waiting still comes before a take
+    pool.release()                    # past the call that left, to the last
+    await asyncio.sleep(0)
+    assert last.done() and pool.free == 0 and not pool.waiters
+    handed = asyncio.ensure_future(pool.acquire(None))
+    await asyncio.sleep(0)
+    pool.release()                    # handed a slot, then cancelled before it ran: the slot is not lost
+    handed.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await handed
+    assert pool.free == 1 and pool.take()
+    for _ in range(2):   # the last call's slot, and the one just taken
+        pool.release()
+    assert pool.free == 2
+
+
+async def test_a_call_waiting_past_the_pools_wait_is_the_gateways_overload() -> None:
+    pool = Pool("unary", "limits.max_connections", 1, 0.05, 5.0)
+    assert pool.take()
+    with pytest.raises(GatewayOverloaded, match=r"limits\.max_connections"):
+        await pool.acquire(None)
+    assert not pool.waiters
+    pool.release()
+    assert pool.take()

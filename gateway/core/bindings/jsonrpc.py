@@ -123,9 +123,10 @@ def parse_request(body: bytes | str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> R
 
 
 def parse_response(body: bytes | str) -> RpcResponse:
-    """Parse an upstream JSON-RPC 2.0 response; anything else is the agent's fault (InvalidAgentResponse)."""
+    """Parse an upstream JSON-RPC 2.0 response (read to be translated: jsoncodec's lighter rule for an agent's
+    reply); anything else is the agent's fault (InvalidAgentResponse)."""
     try:
-        value = jsoncodec.loads(body)
+        value = jsoncodec.loads_relayed(body)
     except (MalformedEnvelope, LimitExceeded) as exc:
         raise InvalidAgentResponse(f"agent reply is not JSON: {exc.message}") from None
     return response_from_json(value)

@@ -41,6 +41,7 @@ from gateway.core.stream import HubItem, StreamRelay
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger
 from gateway.shell.headers import upstream_request_headers
+from gateway.shell.lifecycle import Track
 from gateway.shell.pipeline import Context, read_body, serve
 from gateway.shell.relay import SSE_HEADERS, pump
 from gateway.shell.stream_link import StreamReply
@@ -65,8 +66,8 @@ class AguiState:
 AGUI = web.AppKey("agui", AguiState)
 
 
-def install(app: web.Application, settings: Settings) -> None:
-    """The state and the two routes (add them before any catch-all)."""
+def install(app: web.Application, settings: Settings, track: Track) -> None:
+    """The state and the two routes (add them before any catch-all), their handler as `track` runs it."""
     conf = settings.agui
     options = Options(contextid_mode=conf.contextid_mode, unknown_surface=conf.unknown_surface,
                       action_encoding=conf.action_encoding, a2ui_sniff=conf.a2ui_sniff,
@@ -74,8 +75,8 @@ def install(app: web.Application, settings: Settings) -> None:
                       snapshot_mode=conf.snapshot_mode, compact_above_bytes=conf.compact_above_bytes,
                       mirror_ids_in_state=conf.mirror_ids_in_state)
     app[AGUI] = AguiState(Sessions(max_entries=conf.max_sessions, ttl=conf.session_ttl_seconds), options)
-    app.router.add_post("/agui", handle)
-    app.router.add_post("/agui/{route}", handle)
+    app.router.add_post("/agui", track(handle))
+    app.router.add_post("/agui/{route}", track(handle))
 
 
 class _Refused(GatewayError):

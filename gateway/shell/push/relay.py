@@ -35,6 +35,7 @@ from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger, log_notes
 from gateway.shell.headers import upstream_request_headers
 from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, UPSTREAM
+from gateway.shell.lifecycle import Track
 from gateway.shell.pipeline import Context, PlainCaller, read_body, serve
 from gateway.shell.push.sender import MAX_BACKOFF_S, PushSender
 from gateway.shell.push.ssrf import Network, check_url
@@ -82,8 +83,9 @@ def webhook_base(settings: Settings, *, route_host: str = "", route_prefix: str 
     return base + route_prefix
 
 
-def install(app: web.Application, settings: Settings) -> None:
-    """Set up the relay when push.enabled: the sealer (app[SEALER]), the sender and the webhook route.
+def install(app: web.Application, settings: Settings, track: Track) -> None:
+    """Set up the relay when push.enabled: the sealer (app[SEALER]), the sender and the webhook route (its
+    handler as `track` runs it).
     Add `cleanup_ctx` to app.cleanup_ctx after the upstream's, so jobs drain before it closes."""
     push = settings.push
     if not push.enabled:
@@ -100,7 +102,7 @@ def install(app: web.Application, settings: Settings) -> None:
     app[SEALER] = RelaySealer(keys, webhook_base=base, webhook_path=push.webhook_path,
                               allow=push.allow_networks)
     app[PUSH_SENDER] = PushSender(push)
-    app.router.add_post(push.webhook_path + "/{sealed}", handle)
+    app.router.add_post(push.webhook_path + "/{sealed}", track(handle))
     log.info("push_relay", webhook=base + push.webhook_path, keys=len(keys),
              allow_networks=[str(n) for n in push.allow_networks])
 

@@ -7,7 +7,7 @@ import pytest
 
 from gateway.core import jsoncodec
 from gateway.core.card import Interface
-from gateway.core.errors import TranslationError, UnsupportedOperation
+from gateway.core.errors import InvalidAgentResponse, TranslationError, UnsupportedOperation
 from gateway.core.exchange import Call, Done, Exchange
 from gateway.core.notes import Cx
 from gateway.core.operations import by_name
@@ -76,3 +76,30 @@ def test_empty_results() -> None:
         translate("result.delete_push_config", {"x": 1}, src=V03RPC, dst=V10, cx=Cx())
     with pytest.raises(UnsupportedOperation):
         translate("result.list_tasks", {"tasks": []}, src=V10, dst=V03RPC, cx=Cx())
+
+
+@pytest.mark.parametrize(("reply", "error"), [
+    # read by the codec's lighter rule for a reply to translate: NaN and lone surrogates are still refused at
+    # once; a literal past a double's range is refused where the translated reply is written
+    (b'{"jsonrpc": "2.0", "id": 7, "result": {"kind": "task", "id": "t1", "x": NaN}}', "not JSON"),
+    (b'{"jsonrpc": "2.0", "id": 7, "result": {"kind": "task", "id": "t1", "x": "\\ud800"}}', "not JSON"),
+    (b'{"jsonrpc": "2.0", "id": 7, "result": {"kind": "task", "id": "t1", "contextId": "c", '
+     b'"status": {"state": "completed"}, "metadata": {"x": 1e400}}}', "cannot be written again"),
+])
+def test_an_agent_reply_json_cannot_hold_is_the_agents_fault_in_the_callers_shape(reply: bytes, error: str) -> None:
+    call = Call(by_name("get_task"), Version.V10, Binding.JSONRPC, {"id": "t1"}, 7)
+    exchange = Exchange(call, Interface(Version.V03, Binding.JSONRPC, "http://agent/"))
+    step = exchange.client_reply(200, reply)
+    assert isinstance(step, Done) and step.reply.error
+    body = jsoncodec.loads(step.reply.body)
+    assert body["id"] == 7 and body["error"]["code"] == InvalidAgentResponse.jsonrpc_code, body
+    assert error in body["error"]["message"], body
+
+
+def test_a_repeated_name_in_an_agent_reply_to_translate_is_written_once() -> None:
+    call = Call(by_name("get_task"), Version.V10, Binding.JSONRPC, {"id": "t1"}, 7)
+    exchange = Exchange(call, Interface(Version.V03, Binding.JSONRPC, "http://agent/"))
+    step = exchange.client_reply(200, b'{"jsonrpc": "2.0", "id": 7, "result": {"kind": "task", "id": "t0", "id": "t1", '
+                                      b'"contextId": "c", "status": {"state": "completed"}}}')
+    assert isinstance(step, Done) and not step.reply.error
+    assert step.reply.body.count(b'"id":"t1"') == 1 and b"t0" not in step.reply.body

@@ -16,10 +16,17 @@ from gateway.core.bindings.grpc.codec import FILES, for_operation
 from gateway.core.operations import Operation
 from gateway.core.types import Version
 
-__all__ = ["MAY_HAVE_PROTO_NAMES", "json_names"]
+__all__ = ["json_names", "may_have_proto_names"]
 
-MAY_HAVE_PROTO_NAMES = re.compile(rb'"[a-z][a-z0-9]*_[a-z0-9_]*"\s*:')
-"""A cheap look at a request body: is there a member name that may be a proto field name at all?"""
+_PROTO_NAME = re.compile(rb'"[a-z][a-z0-9]*_[a-z0-9_]*"\s*:')
+_LOWER_AFTER_UNDERSCORE = re.compile(rb'_[a-z0-9_"]')   # what any such name holds; a v1.0 enum (ROLE_USER) not
+
+
+def may_have_proto_names(body: bytes) -> bool:
+    """A cheap look at a request body: is there a member name that may be a proto field name at all? The
+    name's pattern is looked for only where an underscore is followed by what such a name holds: every v1.0
+    body has underscores in its enums, and the single-byte scan costs a third of the pattern's."""
+    return _LOWER_AFTER_UNDERSCORE.search(body) is not None and _PROTO_NAME.search(body) is not None
 
 
 @dataclass(frozen=True, slots=True)

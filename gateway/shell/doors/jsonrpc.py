@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.core.bindings import jsonrpc
-from gateway.core.bindings.protojson import MAY_HAVE_PROTO_NAMES, json_names
+from gateway.core.bindings.protojson import json_names, may_have_proto_names
 from gateway.core.errors import ContentTypeNotSupported, GatewayError, InvalidRequest
 from gateway.core.exchange import Call
 from gateway.core.operations import by_method
@@ -47,6 +47,6 @@ async def _door(ctx: Context) -> web.StreamResponse:
     op, _ = by_method(rpc.method)
     ctx.bind(method=rpc.method, client_version=client, operation=op.name)
     params = rpc.params
-    if client is Version.V10 and MAY_HAVE_PROTO_NAMES.search(body):
+    if client is Version.V10 and may_have_proto_names(body):
         params = json_names(op, params)   # ProtoJSON's proto field names, as v1.0 parsers accept them
     return await forward(ctx, Call(op, client, Binding.JSONRPC, params, rpc.id), Raw("POST", "", (), body))

@@ -8,7 +8,7 @@ from aiohttp import web
 
 from gateway.core.bindings import rest
 from gateway.core.bindings.jsonrpc import json_media_type
-from gateway.core.bindings.protojson import MAY_HAVE_PROTO_NAMES, json_names
+from gateway.core.bindings.protojson import json_names, may_have_proto_names
 from gateway.core.errors import ContentTypeNotSupported
 from gateway.core.exchange import Call
 from gateway.core.types import Binding, Version
@@ -48,6 +48,6 @@ async def _door(ctx: Context) -> web.StreamResponse:
     call = rest.parse(request.method, path, query, body, version=version)
     ctx.bind(method=f"{request.method} {call.op.name}", client_version=version, operation=call.op.name)
     params = call.params
-    if version is Version.V10 and body and MAY_HAVE_PROTO_NAMES.search(body):
+    if version is Version.V10 and body and may_have_proto_names(body):
         params = json_names(call.op, params)   # ProtoJSON's proto field names, as v1.0 parsers accept them
     return await forward(ctx, Call(call.op, version, Binding.REST, params), Raw(request.method, path, query, body))

@@ -3,7 +3,12 @@ values untouched, the JSON spelling winning when both are given, nothing copied 
 
 from __future__ import annotations
 
-from gateway.core.bindings.protojson import MAY_HAVE_PROTO_NAMES, json_names
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gateway.core.bindings.protojson import json_names, may_have_proto_names
 from gateway.core.operations import by_name
 
 
@@ -36,5 +41,13 @@ def test_json_names_win_and_unchanged_params_are_not_copied() -> None:
 
 
 def test_the_body_sniff() -> None:
-    assert MAY_HAVE_PROTO_NAMES.search(b'{"params": {"history_length": 1}}')
-    assert not MAY_HAVE_PROTO_NAMES.search(b'{"role": "ROLE_USER", "state": "TASK_STATE_WORKING"}')
+    assert may_have_proto_names(b'{"params": {"history_length": 1}}')
+    assert may_have_proto_names(b'{"params": {"x_": 1}}') and may_have_proto_names(b'{"a__b" : 1}')
+    assert not may_have_proto_names(b'{"role": "ROLE_USER", "state": "TASK_STATE_WORKING"}')
+    assert not may_have_proto_names(b'{"text": "snake_case in a value"}')
+
+
+@given(st.text(st.sampled_from('ab_Z1" :{}'), max_size=40))
+def test_the_look_for_proto_names_is_the_names_pattern(text: str) -> None:
+    body = text.encode()
+    assert may_have_proto_names(body) is bool(re.search(rb'"[a-z][a-z0-9]*_[a-z0-9_]*"\s*:', body))

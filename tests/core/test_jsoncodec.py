@@ -155,16 +155,19 @@ def test_a_region_scan_never_waves_through_what_the_full_check_refuses(case: str
             jsoncodec.loads_relayed(body, plain=True)
 
 
-def test_log_text_is_compact_ascii_json_with_a_fallback() -> None:
+def test_log_text_is_the_standard_librarys_json_text_with_a_fallback() -> None:
     line = {"event": "exchange", "method": "naïve/\udcff", "n": 2**80, "x": float("nan"), "at": object()}
     text = jsoncodec.log_text(line, lambda value: "fallback")
-    assert text == ('{"event":"exchange","method":"na\\u00efve/\\udcff","n":1208925819614629174706176,'
-                    '"x":NaN,"at":"fallback"}')
+    assert text == json.dumps(line, default=lambda value: "fallback") == (
+        '{"event": "exchange", "method": "na\\u00efve/\\udcff", "n": 1208925819614629174706176, "x": NaN, '
+        '"at": "fallback"}')
     back = json.loads(text)
     assert back["method"] == "naïve/\udcff" and back["n"] == 2**80 and back["at"] == "fallback"
-    assert jsoncodec.log_text({"n": 10**400}, repr) == '{"n":' + "1" + "0" * 400 + "}"
+    assert jsoncodec.log_text({"n": 10**400}, repr) == '{"n": ' + "1" + "0" * 400 + "}"
 
 
 @given(json_values)
-def test_log_text_reads_back_as_the_value(value: Any) -> None:
-    assert json.loads(jsoncodec.log_text(value, repr)) == value
+def test_log_text_reads_back_as_the_value_and_is_spaced_as_json_dumps(value: Any) -> None:
+    text = jsoncodec.log_text(value, repr)
+    assert json.loads(text) == value
+    assert text.replace("e-0", "e-") == json.dumps(value).replace("e-0", "e-").replace("\\u007f", "\x7f")

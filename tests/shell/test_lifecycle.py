@@ -456,9 +456,9 @@ async def test_sighup_reloads_a_valid_file_and_keeps_the_running_one_on_an_inval
         assert proc.stdout is not None
         log = (await proc.stdout.read()).decode()
         assert "config_reloaded" in log
-        failed = [line for line in log.splitlines() if '"event":"config_reload_failed"' in line]
+        failed = [line for line in log.splitlines() if '"event": "config_reload_failed"' in line]
         assert len(failed) == 1 and "limits.max_body_bytes: must be an integer" in failed[0]
-        assert '"event":"drain_done"' in log
+        assert '"event": "drain_done"' in log
     finally:
         if proc.returncode is None:
             proc.kill()

@@ -193,8 +193,7 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
         logger_factory=factory,
         cache_logger_on_first_use=False,
     )
-    _direct = _DirectLine(processors, (wrapper, factory), level, factory("gateway.exchange")) \
-        if settings.format == "json" else None
+    _direct = _DirectLine(processors, (wrapper, factory), level, out) if settings.format == "json" else None
     _route_stdlib(out, shared, renderer, level)
 
 
@@ -346,12 +345,12 @@ class _DirectLine:
     (capture_logs(), which changes the processors in place, or another configure() replaces it, and the
     generic path takes over)."""
 
-    __slots__ = ("min_level", "others", "processors", "shape", "writer")
+    __slots__ = ("min_level", "others", "out", "processors", "shape")
 
     def __init__(self, processors: list[Processor], others: tuple[object, object], min_level: int,
-                 writer: _NamedWriteLogger) -> None:
+                 out: TextIO) -> None:
         self.processors, self.shape, self.others = processors, tuple(processors), others
-        self.min_level, self.writer = min_level, writer
+        self.min_level, self.out = min_level, out
 
     def in_force(self) -> bool:
         config = structlog.get_config()
@@ -377,7 +376,11 @@ class _DirectLine:
         line["timestamp"] = _utc_now()   # TimeStamper(fmt="iso", utc=True)
         if "exc_info" in line:   # format_exc_info
             line = structlog.processors.format_exc_info(None, level, line)
-        self.writer.msg(_json_line(line))
+        # what WriteLogger.msg does, less its lock and EINTR loops: one write() call is one whole line (the
+        # buffered writer keeps its own lock), and Python retries an interrupted write itself (PEP 475)
+        out = self.out
+        out.write(_json_line(line) + "\n")
+        out.flush()
 
 
 def _utc_now() -> str:

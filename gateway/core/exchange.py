@@ -210,10 +210,7 @@ class Exchange:
             return step
         if isinstance(step, Reply):
             return Done(step)
-        try:
-            return Done(self._success(step.value) if step.ok else self._error_reply(step.value))
-        except MalformedEnvelope as err:   # a literal past a double's range the lighter reading let through
-            return Done(self.error_reply(InvalidAgentResponse(f"agent reply cannot be written again: {err.message}")))
+        return self._done(step)
 
     def read_reply(self, status: int, body: bytes) -> Result | Again | Reply:
         """The agent's reply read for the client: its result or A2A error in the client's dialect (a
@@ -235,7 +232,7 @@ class Exchange:
             return step
         if isinstance(step, Reply):
             return Done(step)
-        return Done(self._success(step.value) if step.ok else self._error_reply(step.value))
+        return self._done(step)
 
     def read_grpc_reply(self, reply: bytes | grpc.GrpcStatus) -> Result | Again | Reply:
         """read_reply for a gRPC agent's outcome (its reply message, or its error status)."""
@@ -292,8 +289,20 @@ class Exchange:
         return False, hub
 
     def reply_for(self, result: Result) -> Reply:
-        """A result or A2A error read for the client (read_reply's, or one the shell composed) as its reply."""
-        return self._success(result.value) if result.ok else self._error_reply(result.value)
+        """A result or A2A error read for the client (read_reply's, or one the shell composed) as its reply.
+        A value the encoder refuses is the agent's fault (InvalidAgentResponse): a number past a double's
+        range, which the lighter reading of an agent's reply lets through, or a gRPC agent's NaN."""
+        try:
+            return self._success(result.value) if result.ok else self._error_reply(result.value)
+        except MalformedEnvelope as err:
+            raise InvalidAgentResponse(f"agent reply cannot be written again: {err.message}") from None
+
+    def _done(self, result: Result) -> Done:
+        """reply_for as the end of the exchange: the agent's fault answered as the client's error."""
+        try:
+            return Done(self.reply_for(result))
+        except InvalidAgentResponse as err:
+            return Done(self.error_reply(err))
 
     def _success(self, result: Any) -> Reply:
         if self.call.binding is Binding.JSONRPC:

@@ -82,8 +82,8 @@ def loads(data: bytes | str) -> Any:
 def loads_relayed(data: bytes | str, *, plain: bool = False) -> Any:
     """Decode bytes the gateway relays untouched (or an agent's unary reply it translates), by the lighter
     rule above (MalformedEnvelope else): one C parse and, for bytes, three C scans ahead of any Python-level
-    work. `plain`: `plain_text` found nothing
-    to look at in a text holding all of the single-line `data`, so the parse alone decides."""
+    work. `plain`: `plain_text` found nothing to look at in a text holding all of the single-line `data`,
+    so the parse alone decides."""
     value = _decode(data)
     if plain:
         return value

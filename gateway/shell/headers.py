@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import overload
+from typing import Any
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -22,9 +22,6 @@ HOP_BY_HOP = frozenset({
 OWNED = frozenset({"host", "content-length", "content-type", "content-encoding", "accept-encoding",
                    "a2a-version", "a2a-extensions", "x-a2a-extensions"})
 _NOT_COPIED = HOP_BY_HOP | OWNED
-# the version header toward each version's agents, as the lines RequestHeaders' block holds
-_VERSION_LINES = {version: "".join(f"{name}: {value}\r\n" for name, value in upstream_version_headers(version).items())
-                  for version in Version}
 
 
 def _end_to_end(headers: AnyHeaders) -> CIMultiDict[str]:
@@ -34,79 +31,71 @@ def _end_to_end(headers: AnyHeaders) -> CIMultiDict[str]:
     return CIMultiDict([(k, v) for k, v in headers.items() if k.lower() not in dropped])
 
 
-@overload
-def upstream_request_headers(client: AnyHeaders, upstream: Version, *, peer: str | None,
-                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str]: ...
-
-
-@overload
-def upstream_request_headers(client: RawHeaders | AnyHeaders, upstream: Version, *, peer: str | None,
-                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str] | RequestHeaders: ...
-
-
 def upstream_request_headers(client: AnyHeaders | RawHeaders, upstream: Version, *, peer: str | None,
-                             extra: Mapping[str, str], content_type: str) -> CIMultiDict[str] | RequestHeaders:
-    """Headers for the agent: the client's end-to-end headers (authorization untouched), the target
-    version stated explicitly, extensions under the agent's spelling, no compression. The client's headers
-    as its parser read them (`RawHeaders`) come out as RequestHeaders, in one pass (the general rule when
-    a Connection header names more headers to drop)."""
-    if type(client) is tuple:
-        raw = _raw_end_to_end(client, forwarded_for=not peer)
-        if raw is not None:
-            return _raw_request_headers(*raw, upstream, peer=peer, extra=extra, content_type=content_type)
-        client = _decoded(client)
-    assert not isinstance(client, tuple)
-    out = _end_to_end(client)
-    out.update(extra)
-    out["Content-Type"] = content_type
-    out["Accept-Encoding"] = "identity"
-    out.update(upstream_version_headers(upstream))
-    ext = merge_extensions(client.get("X-A2A-Extensions"), client.get("A2A-Extensions"))
-    if ext:
-        out[EXTENSIONS_HEADER_FOR[upstream]] = ext
-    if peer:
-        prior = client.get("X-Forwarded-For")
-        out["X-Forwarded-For"] = f"{prior}, {peer}" if prior else peer
-    return out
-
-
-def _raw_request_headers(lines: list[bytes], read: dict[int, str], upstream: Version, *, peer: str | None,
-                         extra: Mapping[str, str], content_type: str) -> RequestHeaders:
-    """upstream_request_headers' rule for the client's raw lines: the gateway's own headers as one block."""
+                             extra: Mapping[str, str], content_type: str) -> RequestHeaders:
+    """Headers for the agent: the client's end-to-end headers (authorization untouched), the configured
+    extras over them, the target version stated explicitly, extensions under the agent's spelling, no
+    compression, the peer added to X-Forwarded-For. The client's headers as its parser read them
+    (`RawHeaders`) are taken apart in one pass and kept as the lines they came as; decoded ones (or raw
+    ones whose Connection header names more headers to drop) by the general rule."""
+    raw = _raw_end_to_end(client, forwarded_for=not peer) if type(client) is tuple else None
+    if raw is None:
+        decoded = _decoded(client) if type(client) is tuple else client
+        assert not isinstance(decoded, tuple)
+        kept = _end_to_end(decoded)
+        if peer:   # the gateway writes its own
+            kept.popall("X-Forwarded-For", None)
+        lines = [_line(name, value) for name, value in kept.items()]
+        read = {role: value for role, name in _READ.items() if (value := decoded.get(name)) is not None}
+    else:
+        lines, read = raw
+    block = [_line("Content-Type", content_type), _IDENTITY, *_VERSION_LINES[upstream]]
     ext = merge_extensions(read.get(_X_EXTENSIONS), read.get(_EXTENSIONS))
-    prior = read.get(_FORWARDED_FOR)
-    block = "".join([f"Content-Type: {content_type}\r\nAccept-Encoding: identity\r\n",
-                     _VERSION_LINES[upstream],
-                     f"{EXTENSIONS_HEADER_FOR[upstream]}: {ext}\r\n" if ext else "",
-                     (f"X-Forwarded-For: {prior}, {peer}\r\n" if prior else f"X-Forwarded-For: {peer}\r\n") if peer
-                     else ""])
-    out = RequestHeaders(lines, block.encode("utf-8", "surrogateescape"))
-    if extra:   # the configured ones: over the client's and the gateway's own
-        out.update(extra)
+    if ext:
+        block.append(_line(EXTENSIONS_HEADER_FOR[upstream], ext))
+    if peer:
+        prior = read.get(_FORWARDED_FOR)
+        block.append(_line("X-Forwarded-For", f"{prior}, {peer}" if prior else peer))
+    out = RequestHeaders(lines, block)
+    if extra:   # the configured ones: over the client's, under the gateway's own
+        written = {line.partition(b":")[0].decode().lower() for line in block}
+        for name, value in extra.items():
+            if name.lower() not in written:
+                out[name] = value
     return out
+
+
+def _line(name: str, value: str) -> bytes:
+    return f"{name}: {value}\r\n".encode("utf-8", "surrogateescape")
+
+
+_IDENTITY = _line("Accept-Encoding", "identity")   # no compression: the gateway reads what it relays
+# the version header toward each version's agents, as lines
+_VERSION_LINES = {version: [_line(name, value) for name, value in upstream_version_headers(version).items()]
+                  for version in Version}
 
 
 class RequestHeaders(MutableMapping[str, str]):
-    """A request's headers for the agent in three parts: `lines`, the client's end-to-end headers as the wire
-    lines they came in ("Name: value\r\n", in their order, a name there as often as the client sent it);
-    `block`, the gateway's own (type, encoding, version, extensions, X-Forwarded-For) written once as lines;
-    `own`, any set afterwards (a name set here leaves the other two). The stream link writes the lines and
-    the block as they are: no second pass over the client's headers, no decoding and encoding them again."""
+    """A request's headers for the agent in three parts, each name in one of them: `lines`, the client's
+    end-to-end headers as the wire lines they came in ("Name: value\r\n", in their order, a name there as
+    often as the client sent it); `block`, the gateway's own (type, encoding, version, extensions,
+    X-Forwarded-For) written once as lines; `own`, any set afterwards (a name set here leaves the other two).
+    The stream link writes the lines and the block as they are: no second pass over the client's headers,
+    no decoding and encoding them again."""
 
     __slots__ = ("block", "lines", "own")
 
-    def __init__(self, lines: list[bytes], block: bytes) -> None:
+    def __init__(self, lines: list[bytes], block: list[bytes]) -> None:
         self.lines, self.block = lines, block
         self.own: CIMultiDict[str] = CIMultiDict()
 
     def pairs(self) -> list[tuple[str, str]]:
         """Every header, in the order they are sent, as many times as each is."""
-        written = (line.decode("utf-8", "surrogateescape").partition(":")
-                   for line in [*self.lines, *self.block.splitlines(keepends=True)])
+        written = (line.decode("utf-8", "surrogateescape").partition(":") for line in [*self.lines, *self.block])
         return [*((name, value.strip()) for name, _, value in written), *self.own.items()]
 
     def __getitem__(self, name: str) -> str:
-        lower = name.lower()   # (a name is in one part only: setting it elsewhere took it out)
+        lower = name.lower()
         for pair, value in self.pairs():
             if pair.lower() == lower:
                 return value   # the first, as a CIMultiDict's
@@ -123,12 +112,10 @@ class RequestHeaders(MutableMapping[str, str]):
         self.own.pop(name, None)
 
     def _forget(self, name: str) -> None:
+        """`name` out of the lines and the block."""
         prefix = name.lower().encode("utf-8", "surrogateescape") + b":"
-        if self.lines and name.lower() not in _NOT_COPIED:   # (those never are among the client's lines)
-            self.lines = [line for line in self.lines if not line.lower().startswith(prefix)]
-        if prefix in self.block.lower():
-            self.block = b"".join(line for line in self.block.splitlines(keepends=True)
-                                  if not line.lower().startswith(prefix))
+        self.lines = [line for line in self.lines if not line.lower().startswith(prefix)]
+        self.block = [line for line in self.block if not line.lower().startswith(prefix)]
 
     def __iter__(self) -> Iterator[str]:
         seen: set[str] = set()
@@ -148,26 +135,18 @@ class RequestHeaders(MutableMapping[str, str]):
 _COPY, _DROP, _CONNECTION, _FORWARDED_FOR, _X_EXTENSIONS, _EXTENSIONS = range(6)
 _ROLE_OF = {"connection": _CONNECTION, "x-forwarded-for": _FORWARDED_FOR, "x-a2a-extensions": _X_EXTENSIONS,
             "a2a-extensions": _EXTENSIONS}
+_READ = {_X_EXTENSIONS: "X-A2A-Extensions", _EXTENSIONS: "A2A-Extensions", _FORWARDED_FOR: "X-Forwarded-For"}
 _ROLES: dict[bytes, int] = {}          # by raw name
 _NAMED_ROLES: dict[str, int] = {}      # by decoded name
 _SPELLINGS = 512   # spellings remembered at most, in each
 
 
-def _role_of(lower: str) -> int:
-    return _ROLE_OF.get(lower, _DROP if lower in _NOT_COPIED else _COPY)
-
-
-def _role(name: bytes) -> int:
-    role = _role_of(name.decode("utf-8", "surrogateescape").lower())
-    if len(_ROLES) < _SPELLINGS:
-        _ROLES[name] = role
-    return role
-
-
-def _named_role(name: str) -> int:
-    role = _role_of(name.lower())
-    if len(_NAMED_ROLES) < _SPELLINGS:
-        _NAMED_ROLES[name] = role
+def _role(name: bytes | str, roles: dict[Any, int]) -> int:
+    """The role of a spelling not seen yet, remembered in `roles` (the raw or the decoded names')."""
+    lower = (name.decode("utf-8", "surrogateescape") if type(name) is bytes else str(name)).lower()
+    role = _ROLE_OF.get(lower, _DROP if lower in _NOT_COPIED else _COPY)
+    if len(roles) < _SPELLINGS:
+        roles[name] = role
     return role
 
 
@@ -182,7 +161,7 @@ def _raw_end_to_end(raw: RawHeaders, *, forwarded_for: bool) -> tuple[list[bytes
     for name, value in raw:
         role = roles.get(name)
         if role is None:
-            role = _role(name)
+            role = _role(name, roles)
         if role == _COPY:
             lines.append(b"%s: %s\r\n" % (name, value))
         elif role == _CONNECTION:
@@ -200,6 +179,8 @@ def _raw_end_to_end(raw: RawHeaders, *, forwarded_for: bool) -> tuple[list[bytes
 def _decoded(raw: RawHeaders) -> CIMultiDict[str]:
     return CIMultiDict((name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape"))
                        for name, value in raw)
+
+
 def client_response_headers(upstream: AnyHeaders, client: Version) -> CIMultiDict[str]:
     """Headers for the client: the agent's end-to-end headers and its activated extensions under the
     client's spelling; length, type and encoding are the gateway's own. One pass over the agent's headers
@@ -210,7 +191,7 @@ def client_response_headers(upstream: AnyHeaders, client: Version) -> CIMultiDic
     for name, value in upstream.items():
         role = roles.get(name)
         if role is None:
-            role = _named_role(name)
+            role = _role(name, roles)
         if role in (_COPY, _FORWARDED_FOR):
             kept.append((name, value))
         elif role == _CONNECTION:

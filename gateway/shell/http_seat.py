@@ -77,7 +77,7 @@ class HttpSeat:
     def exchange(self, call: Call, iface: Interface) -> Exchange:
         return exchange_for(self.ctx, call, iface)
 
-    def headers(self, iface: Interface) -> CIMultiDict[str] | RequestHeaders:
+    def headers(self, iface: Interface) -> RequestHeaders:
         return upstream_headers(self.ctx, iface)
 
     async def answer(self, main: Exchange, got: Got) -> web.StreamResponse:

@@ -29,22 +29,16 @@ FLUSH_SECONDS = 1.0          # a worker rewrites its snapshot at most this often
 AGENTS_SECONDS = 10.0        # …and at least this often
 
 _POLICIES: dict[MigrationSettings, Deprecation] = {}
-_LAST: list[tuple[MigrationSettings, Deprecation]] = []   # the last settings object asked about, and its policy
 
 
 def deprecation(settings: MigrationSettings) -> Deprecation:
-    """The deprecation policy of `settings` (built once per settings object's values; the settings in
-    force are found by identity first: hashing the dataclass costs more than the rest of a lookup)."""
-    last = _LAST
-    if last and last[0][0] is settings:
-        return last[0][1]
+    """The deprecation policy of `settings` (built once per settings object's values)."""
     policy = _POLICIES.get(settings)
     if policy is None:
         if len(_POLICIES) > 64:   # reloads: forget old settings
             _POLICIES.clear()
         policy = _POLICIES[settings] = Deprecation.of(settings.deprecation, settings.sunset, settings.link,
                                                       settings.cutoff)
-    last[:] = [(settings, policy)]
     return policy
 
 

@@ -161,12 +161,10 @@ class Context:
             return headers
         return CIMultiDict(self.verdict.kept(headers.items()))
 
-    def forwarded_raw(self) -> RawHeaders | CIMultiDict[str]:
+    def forwarded_raw(self) -> RawHeaders | CIMultiDictProxy[str] | CIMultiDict[str]:
         """`forwarded_headers()`, as the request's parser read them when none is dropped (one pass over those
         builds the agent's: shell.headers.upstream_request_headers)."""
-        if self.verdict is None or not self.verdict.strip:
-            return self.request.raw_headers
-        return CIMultiDict(self.verdict.kept(self.request.headers.items()))
+        return self.request.raw_headers if self.verdict is None or not self.verdict.strip else self.forwarded_headers()
 
     @property
     def sealer(self) -> Any:

@@ -110,7 +110,7 @@ async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
 
 
 def upstream_headers(ctx: Context, iface: Interface,
-                     content_type: str | None = None) -> CIMultiDict[str] | RequestHeaders:
+                     content_type: str | None = None) -> RequestHeaders:
     """The headers of a request to `iface`: the client's end-to-end ones, the configured extras (in force);
     `content_type`, else the binding's own."""
     ctype = content_type or (JSON if iface.binding is Binding.JSONRPC else REST_CONTENT_TYPE[iface.version])
@@ -125,12 +125,14 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
         ctx.upstream.rest_bytes_guess if rest_agent else None
     quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
     # the gateway's public base, its gRPC target and its signature show only in a card it serves
-    card = call.op.card_result
-    base = public_base(ctx.request, ctx.settings) if card else ""
-    signer = ctx.app.get(CARD_SIGNER) if card else None
+    base, target, sign = "", "", None
+    if call.op.card_result:
+        base = public_base(ctx.request, ctx.settings)
+        target = grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port)
+        signer = ctx.app.get(CARD_SIGNER)
+        sign = signer.signing_for(base) if signer is not None else None
     return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
-                    sealer=ctx.sealer, grpc_target=grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port) if card
-                    else "", sign_card=signer.signing_for(base) if signer is not None else None,
+                    sealer=ctx.sealer, grpc_target=target, sign_card=sign,
                     rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                     rest_bytes_guess=guess)
 
@@ -299,7 +301,7 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
             resp.close()
 
 
-def _relayed_headers(ctx: Context, iface: Interface) -> CIMultiDict[str] | RequestHeaders:
+def _relayed_headers(ctx: Context, iface: Interface) -> RequestHeaders:
     """A pass-through request's headers: those of any request to `iface`, with the client's content type."""
     return upstream_headers(ctx, iface, ctx.request.headers.get("Content-Type"))
 

@@ -401,7 +401,7 @@ class Links:
             link = await self._connect(scheme, host, port, loop, due)
         reply = link.reply = StreamReply(link)
         if due is not None:
-            self._watch(reply, due, loop)
+            self._watch(reply, due)
         transport = link.transport
         if transport is None or transport.is_closing():
             reply.close()
@@ -426,19 +426,20 @@ class Links:
             link.close()
         return None
 
-    def _watch(self, reply: StreamReply, due: float, loop: asyncio.AbstractEventLoop) -> None:
+    def _watch(self, reply: StreamReply, due: float) -> None:
         self.due[reply] = due
         reply._due_in = self
         if self._timer is None or due < self._timer_at:
-            self._arm(due, loop)
+            self._arm(due)
 
-    def _arm(self, due: float, loop: asyncio.AbstractEventLoop) -> None:
+    def _arm(self, due: float) -> None:
+        assert self._loop is not None, "armed from a request, which found the loop"
         if self._timer is not None:
             self._timer.cancel()
         self._timer_at = due
-        self._timer = loop.call_later(max(0.0, due - time.monotonic()), self._expire, loop)
+        self._timer = self._loop.call_later(max(0.0, due - time.monotonic()), self._expire)
 
-    def _expire(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _expire(self) -> None:
         """The timer: the replies past their deadline fail; the timer is armed for the earliest left."""
         self._timer = None
         now = time.monotonic()
@@ -447,7 +448,7 @@ class Links:
             del self.due[reply]
             reply.fail(TimeoutError("the agent did not answer within the call's deadline"))
         if self.due:
-            self._arm(min(self.due.values()), loop)
+            self._arm(min(self.due.values()))
 
     async def _connect(self, scheme: str, host: str, port: int, loop: asyncio.AbstractEventLoop,
                        due: float | None) -> Link:
@@ -531,9 +532,9 @@ def _request_head(method: str, url: _Target, headers: Mapping[str, str], body: b
     written lines go as they are, after the Host (they hold no Host and no framing), its block's one each."""
     copied = b""
     if type(headers) is RequestHeaders:
-        copied = b"".join([*headers.lines, headers.block])
-        count = len(headers.lines) + headers.block.count(b"\r\n")
-        if copied.count(b"\n") != count or copied.count(b"\r") != count:
+        written = [*headers.lines, *headers.block]
+        copied = b"".join(written)
+        if copied.count(b"\n") != len(written) or copied.count(b"\r") != len(written):
             raise ValueError("a header holds a line break")
         headers = headers.own
     lines = [f"{method} {url.path_qs} HTTP/1.1", ""]

@@ -368,7 +368,7 @@ async def test_request_headers_go_as_their_client_lines_and_the_gateways_block(
         raw_server: Callable[[Script], Awaitable[str]]) -> None:
     heads: list[bytes] = []
     url = await raw_server(_answering(b"HTTP/1.1 204 No Content\r\n\r\n", heads))
-    headers = RequestHeaders([b"X-Client: 1\r\n", b"x-client: 2\r\n"], b"Content-Type: application/json\r\n")
+    headers = RequestHeaders([b"X-Client: 1\r\n", b"x-client: 2\r\n"], [b"Content-Type: application/json\r\n"])
     headers["X-Own"] = "3"
     reply = await Links(5.0).request("POST", url, headers, b"{}", (), None)
     reply.close()
@@ -376,4 +376,4 @@ async def test_request_headers_go_as_their_client_lines_and_the_gateways_block(
         f"Host: {url.split('/')[2]}", "X-Client: 1", "x-client: 2", "Content-Type: application/json", "X-Own: 3",
         "Content-Length: 2", "", ""]
     with pytest.raises(ValueError, match="line break"):
-        await Links(5.0).request("POST", url, RequestHeaders([b"X-Bad: a\nb\r\n"], b""), b"{}", (), None)
+        await Links(5.0).request("POST", url, RequestHeaders([b"X-Bad: a\nb\r\n"], []), b"{}", (), None)

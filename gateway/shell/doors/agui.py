@@ -40,7 +40,7 @@ from gateway.core.quirks import Quirks
 from gateway.core.stream import HubItem, StreamRelay
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger
-from gateway.shell.headers import upstream_request_headers
+from gateway.shell.headers import RequestHeaders, upstream_request_headers
 from gateway.shell.lifecycle import Track
 from gateway.shell.pipeline import Context, read_body, serve
 from gateway.shell.relay import SSE_HEADERS, pump
@@ -248,7 +248,7 @@ class RunDoor:
                         rest_bytes=self.ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                         rest_bytes_guess=self.ctx.upstream.rest_bytes_guess if rest_agent else None)
 
-    def _headers(self, iface: Interface, call: Call, streaming: bool) -> CIMultiDict[str]:
+    def _headers(self, iface: Interface, call: Call, streaming: bool) -> RequestHeaders:
         client: CIMultiDict[str] = CIMultiDict()
         authorization = self.ctx.forwarded_headers().get("Authorization")
         if authorization:

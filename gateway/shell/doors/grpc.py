@@ -55,7 +55,7 @@ from gateway.shell.callers import StreamBudget
 from gateway.shell.channels import GrpcStream
 from gateway.shell.compose import Challenge, Got, compose
 from gateway.shell.guard import Guard, Verdict
-from gateway.shell.headers import upstream_request_headers
+from gateway.shell.headers import RequestHeaders, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
 from gateway.shell.metrics import Metrics
@@ -305,7 +305,7 @@ class GrpcListener:
 
     # ---- toward an HTTP agent (JSON-RPC or HTTP+JSON) -------------------------------------------------
 
-    def _headers(self, call: GrpcCall, iface: Interface, accept: str) -> CIMultiDict[str]:
+    def _headers(self, call: GrpcCall, iface: Interface, accept: str) -> RequestHeaders:
         """The caller's metadata as the agent's request headers: authorization and the application's keys
         untouched, the transport's dropped, the agent's version and extensions spelled its way."""
         ctype = "application/json" if iface.binding is Binding.JSONRPC else _CONTENT_TYPE[iface.version]
@@ -537,7 +537,7 @@ class GrpcSeat:
     def exchange(self, call: Call, iface: Interface) -> Exchange:
         return self.listener._exchange(self.grpc_call, call, iface)
 
-    def headers(self, iface: Interface) -> CIMultiDict[str]:
+    def headers(self, iface: Interface) -> RequestHeaders:
         return self.listener._headers(self.grpc_call, iface, "*/*")
 
     async def answer(self, main: Exchange, got: Got) -> bytes | GrpcStatus:

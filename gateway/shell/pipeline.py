@@ -405,8 +405,10 @@ def record(ctx: Recorded, status: int) -> None:
 
 async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:
     """`app.on_response_prepare`: every reply to a v0.3 A2A client (the card aside: reading it says no
-    version) carries the `[migration]` deprecation headers of its route's settings."""
-    ctx = request.get(CONTEXT)
+    version) carries the `[migration]` deprecation headers of its route's settings. The exchange is taken off
+    the request: it refers to the request, and left there the two would be a reference cycle that only the
+    cyclic GC frees, with everything the request holds (a collection every few requests)."""
+    ctx = request.pop(CONTEXT, None)
     if ctx is None or not isinstance(ctx.caller, A2ACaller) or ctx.caller.version is not Version.V03 \
             or bound().get("operation") == CARD_OPERATION:
         return

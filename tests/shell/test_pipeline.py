@@ -4,9 +4,11 @@ in the caller's shape with its id, never aiohttp's 500 page), one log line and m
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from gateway.config import load
@@ -120,3 +122,37 @@ async def test_every_exchange_gets_a_request_id_of_its_own_unless_the_client_sen
     assert all(len(i) == 32 and set(i) <= set("0123456789abcdef") for i in ids) and len(set(ids)) == 3
     resp = await gateway.post("/", data=jsoncodec.dumpb(V03_SEND), headers={"X-Request-Id": "mine-1"})
     assert resp.headers["X-Request-Id"] == "mine-1"
+
+
+V10_SEND = {"jsonrpc": "2.0", "id": 8, "method": "SendMessage",
+            "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+
+
+async def test_an_exchange_leaves_nothing_for_the_cyclic_collector(fake_agent_factory, gateway_factory) -> None:
+    """The exchange's context refers to its request: left on the request, the two would be a cycle that only
+    the cyclic GC frees, with everything the request holds, every request (a collection every few)."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": V10_TASK})
+    fake.reply_sse("SendStreamingMessage", [{"task": {**V10_TASK, "status": {"state": "TASK_STATE_COMPLETED"}}}])
+    gateway = await gateway_factory(fake.url)
+
+    async def exchanges() -> None:
+        for body, headers in ((V03_SEND, {}), (V10_SEND, {"A2A-Version": "1.0"}),
+                              ({**V03_SEND, "method": "message/stream"}, {})):
+            reply = await gateway.post("/", json=body, headers=headers)
+            assert reply.status == 200
+            await reply.read()
+        assert (await gateway.post("/", data=b"{", headers={"Content-Type": "application/json"})).status == 200
+        assert (await gateway.post("/v1/message:send", json=REST_SEND)).status == 200
+
+    await exchanges()   # everything imported and cached
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        await exchanges()
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage if isinstance(o, Context | web.Request)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []

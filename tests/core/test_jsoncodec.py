@@ -41,6 +41,10 @@ HOSTILE = [
     ("duplicate names beside an escaped quote", b'{"a":"\\":","a":1}'),
     ("raw control character in a string", b'{"a":"x\x01y"}'),
     ("raw line break in a string", b'{"a":"x\ny"}'),
+    ("raw tab in a name", b'{"a\tb":1}'),
+    ("duplicate names beside a line break before a colon", b'{"a":1,"a":2,"b"\n:3}'),
+    ("duplicate names beside a tab before a colon", b'{"a":1,"a":2,"b"\t:3}'),
+    ("duplicate names, the dropped value holds colons", b'{"a":"1:2:3","a":"x"}'),
     ("not JSON", b"<html>503</html>"),
     ("trailing data", b'{"a":1} {"b":2}'),
     ("empty", b""),
@@ -117,7 +121,7 @@ json_values = st.recursive(
     | st.dictionaries(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=5), inner,
                       max_size=4),
     max_leaves=20)
-separators = st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")])
+separators = st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : "), (",\n", "\n:\t"), ("\t,", "\r\n: ")])
 
 
 @settings(max_examples=300, deadline=None)

@@ -193,7 +193,7 @@ def configure(settings: LogSettings, *, stream: TextIO | None = None) -> None:
         logger_factory=factory,
         cache_logger_on_first_use=False,
     )
-    _direct = _DirectLine(processors, (wrapper, factory), level, out) if settings.format == "json" else None
+    _direct = _DirectLine(processors, level, out) if settings.format == "json" else None
     _route_stdlib(out, shared, renderer, level)
 
 
@@ -341,24 +341,22 @@ def log_exchange(
 class _DirectLine:
     """The exchange line of a JSON configure(), written without structlog's per-call machinery (the lazy
     proxy, a bound logger, the processor loop): the same processors' work inline, in their order, so the
-    line is the one structlog would write. In force while configure()'s configuration is structlog's
-    (capture_logs(), which changes the processors in place, or another configure() replaces it, and the
-    generic path takes over)."""
+    line is the one structlog would write. In force while configure()'s processors are structlog's
+    (capture_logs() changes them in place, and the generic path takes over; another configure() replaces
+    this line, reset() drops it)."""
 
-    __slots__ = ("min_level", "others", "out", "processors", "shape")
+    __slots__ = ("min_level", "out", "processors", "shape")
 
-    def __init__(self, processors: list[Processor], others: tuple[object, object], min_level: int,
-                 out: TextIO) -> None:
-        self.processors, self.shape, self.others = processors, tuple(processors), others
+    def __init__(self, processors: list[Processor], min_level: int, out: TextIO) -> None:
+        self.processors, self.shape = processors, tuple(processors)
         self.min_level, self.out = min_level, out
 
     def in_force(self) -> bool:
-        config = structlog.get_config()
-        processors = config["processors"]
-        # (capture_logs() empties the list in place and puts its own processor in: the length tells)
-        return (processors is self.processors and len(processors) == len(self.shape)
-                and processors[-1] is self.shape[-1] and config["wrapper_class"] is self.others[0]
-                and config["logger_factory"] is self.others[1])
+        # Only configure() and reset() configure structlog (which replace or drop this line), so the one
+        # change to look for is capture_logs(), which empties configure()'s list of processors in place and
+        # puts its own in: the list itself tells, without structlog.get_config() building its dict per call.
+        processors = self.processors
+        return len(processors) == len(self.shape) and processors[-1] is self.shape[-1]
 
     def write(self, event: str, level: Level, fields: dict[str, object]) -> None:
         if _LEVELS[level] < self.min_level:

@@ -37,7 +37,6 @@ from gateway.shell.keys import (
 from gateway.shell.lifecycle import Lifecycle, Listener, Process, Track
 from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
 from gateway.shell.migration import Migration, flush_forever
-from gateway.shell.pipeline import deprecation_headers
 from gateway.shell.push import relay as push
 from gateway.shell.signing import JWKS_PATH, CardSigner, CardVerifier
 from gateway.shell.upstream import Upstream
@@ -54,7 +53,6 @@ def build_app(settings: Settings) -> web.Application:
     lifecycle = app[LIFECYCLE] = Lifecycle(settings, upstream, metrics)
     app[MIGRATION] = Migration(settings.migration, lambda: {name: route.upstream for name, route in
                                                             lifecycle.routes.items()} or {"default": upstream})
-    app.on_response_prepare.append(deprecation_headers)  # the root's: it sees the routes' replies too
     inject = None
     edge = _Edge(CardSigner.from_settings(settings.card), CardVerifier.from_settings(settings.card))
     if edge.verifier is not None:

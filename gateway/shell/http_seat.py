@@ -15,10 +15,10 @@ from gateway.core.stream import StreamRelay
 from gateway.core.types import Version
 from gateway.shell.compose import Challenge, Got, compose, may_compose
 from gateway.shell.headers import RequestHeaders, client_response_headers
-from gateway.shell.pipeline import Context, respond
+from gateway.shell.pipeline import Context, respond, start_stream
 from gateway.shell.proxy import Raw, exchange_for, upstream_headers
 from gateway.shell.proxy import forward as proxy_forward
-from gateway.shell.relay import KEEPALIVE, pump, start_stream
+from gateway.shell.relay import KEEPALIVE, pump
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, TaskStore
 from gateway.shell.upstream import Upstream
@@ -94,7 +94,7 @@ class HttpSeat:
         return main.stream(max_event_bytes=self.ctx.settings.limits.max_sse_event_bytes)
 
     async def start(self) -> None:
-        self.stream = await start_stream(self.ctx.request, _headers())
+        self.stream = await start_stream(self.ctx, _headers())
 
     def _open(self) -> web.StreamResponse:
         assert self.stream is not None, "the stream is started first"

@@ -41,10 +41,11 @@ from gateway.shell.keys import GUARD, LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME,
 from gateway.shell.lifecycle import OVERLOADED, Lifecycle
 from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, deprecation
+from gateway.shell.relay import SSE_HEADERS
 from gateway.shell.upstream import Upstream
 
 __all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "body_response",
-           "deprecation_headers", "read_body", "record", "respond", "serve"]
+           "read_body", "record", "respond", "serve", "start_stream"]
 
 log = get_logger("gateway.exchange")
 
@@ -190,6 +191,18 @@ class Context:
         """Fields every line of this exchange carries (operation, versions, method, …)."""
         bind_exchange(**fields)
 
+    def stamp(self, response: web.StreamResponse) -> None:
+        """What every reply of the exchange carries, set before it starts: to a v0.3 A2A client (the card
+        aside: reading it says no version), the `[migration]` deprecation headers of its route's settings.
+        Set by finish() on the reply a door returns, by start_stream() and _write_and_close() on the ones
+        they start themselves (no on_response_prepare signal: aiohttp would run it for every reply)."""
+        caller = self.caller
+        if not isinstance(caller, A2ACaller) or caller.version is not Version.V03 \
+                or bound().get("operation") == CARD_OPERATION:
+            return
+        for name, value in deprecation(self.settings.migration).headers():
+            response.headers[name] = value
+
     def fail(self, err: GatewayError) -> Reply:
         """The caller's error reply for `err`, recorded as the exchange's outcome."""
         self.outcome = self.outcome if self.outcome == "rejected" else "error"
@@ -198,7 +211,6 @@ class Context:
 
 
 Door = Callable[[Context], Awaitable["web.StreamResponse | Reply"]]
-CONTEXT = web.RequestKey("gateway_context", Context)  # the request's exchange, for deprecation_headers
 
 
 def respond(reply: Reply, headers: CIMultiDict[str] | None = None) -> web.Response:
@@ -217,6 +229,15 @@ def body_response(status: int, body: bytes, content_type: str, headers: CIMultiD
         response.content_type = content_type
         return response
     return web.Response(body=body, status=status, headers=headers, content_type=content_type)
+
+
+async def start_stream(ctx: Context, headers: CIMultiDict[str]) -> web.StreamResponse:
+    """The caller's event stream, started: `headers`, the SSE ones and what every reply carries (`stamp`)."""
+    response = web.StreamResponse(status=200, headers=headers)
+    response.headers.update(SSE_HEADERS)
+    ctx.stamp(response)
+    await response.prepare(ctx.request)
+    return response
 
 
 async def read_body(request: web.Request, limit: int) -> bytes:
@@ -263,7 +284,6 @@ async def serve(request: web.Request, door: Door, caller: Caller, *,
     the one boundary (every GatewayError and every unexpected exception becomes the caller's error reply,
     the latter with its traceback logged), then the one log line and the metrics."""
     ctx = Context(request, caller)
-    request[CONTEXT] = ctx
     app = ctx.app
     open_exchange(request_id=ctx.request_id, binding=caller.label, route=app.get(ROUTE_NAME, "default"),
                   operation=operation)
@@ -317,6 +337,7 @@ async def _write_and_close(ctx: Context, response: web.Response) -> None:
     """Send a slow client (or one whose body cannot be read) its reply now and close the connection behind
     it (aiohttp would otherwise go on reading the rest of its body for up to ten seconds before closing)."""
     response.headers["X-Request-Id"] = ctx.request_id
+    ctx.stamp(response)
     try:
         await response.prepare(ctx.request)
         await response.write_eof()
@@ -352,9 +373,11 @@ async def _learn_caller(ctx: Context) -> None:
 
 
 def finish(ctx: Context, response: web.StreamResponse) -> None:
-    """Stamp the request id, write the one log line of the exchange and count it in the metrics."""
+    """Stamp the request id (and what every reply carries) on a reply not yet started, write the one log
+    line of the exchange and count it in the metrics."""
     if not response.prepared:
         response.headers["X-Request-Id"] = ctx.request_id
+        ctx.stamp(response)
     record(ctx, response.status)
 
 
@@ -401,16 +424,3 @@ def record(ctx: Recorded, status: int) -> None:
     if seen is not None and operation != CARD_OPERATION:
         seen.migration.record(route=route, headers=seen.headers, version=seen.version._value_,
                               binding=seen.binding._value_, notes=notes)
-
-
-async def deprecation_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """`app.on_response_prepare`: every reply to a v0.3 A2A client (the card aside: reading it says no
-    version) carries the `[migration]` deprecation headers of its route's settings. The exchange is taken off
-    the request: it refers to the request, and left there the two would be a reference cycle that only the
-    cyclic GC frees, with everything the request holds (a collection every few requests)."""
-    ctx = request.pop(CONTEXT, None)
-    if ctx is None or not isinstance(ctx.caller, A2ACaller) or ctx.caller.version is not Version.V03 \
-            or bound().get("operation") == CARD_OPERATION:
-        return
-    for name, value in deprecation(ctx.settings.migration).headers():
-        response.headers[name] = value

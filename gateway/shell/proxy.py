@@ -30,8 +30,8 @@ from gateway.core.versions import is_passthrough
 from gateway.shell.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
-from gateway.shell.pipeline import Context, body_response, respond
-from gateway.shell.relay import Relay, pump, start_stream
+from gateway.shell.pipeline import Context, body_response, respond, start_stream
+from gateway.shell.relay import Relay, pump
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.upstream import read_bounded
@@ -237,7 +237,7 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
             if exchange.src in exchange.op.sse_errors:
                 return await _sse_error(ctx, step.reply, resp.headers, client)
             return respond(step.reply, client_response_headers(resp.headers, client))
-        stream = await start_stream(ctx.request, client_response_headers(resp.headers, client))
+        stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         relay = exchange.stream(max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
         ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
         ctx.outcome = "stream"
@@ -249,7 +249,7 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
 
 
 async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Version) -> web.StreamResponse:
-    stream = await start_stream(ctx.request, client_response_headers(headers, client))
+    stream = await start_stream(ctx, client_response_headers(headers, client))
     await stream.write(encode_data(reply.body.decode(), event=ERROR_EVENT))
     await stream.write_eof()
     return stream
@@ -291,7 +291,7 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
                            ctx.settings.quirks.rest_v03_status_table)
         relay = CheckedStream(frames, dialect=dialect, binding=iface.binding,
                               max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
-        stream = await start_stream(ctx.request, client_response_headers(resp.headers, client))
+        stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
         ctx.outcome = "stream"
         ctx.fields["events"] = relay.events_out
@@ -347,7 +347,7 @@ async def _grpc_stream(ctx: Context, exchange: Exchange, call: GrpcStream, relay
     head = await call.head(settings.upstream.timeout.first_byte)
     stream: web.StreamResponse | None = None
     async for message in call.messages(settings.upstream.timeout.idle_stream):
-        stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
+        stream = stream or await start_stream(ctx, _grpc_headers(head, client))
         await stream.write(relay.feed_item(exchange.grpc_item(message)))
         if relay.done:
             break
@@ -356,7 +356,7 @@ async def _grpc_stream(ctx: Context, exchange: Exchange, call: GrpcStream, relay
         assert isinstance(step, Done)
         ctx.outcome = "rejected"
         return respond(step.reply, _grpc_headers(head, client))
-    stream = stream or await start_stream(ctx.request, _grpc_headers(head, client))
+    stream = stream or await start_stream(ctx, _grpc_headers(head, client))
     await stream.write(relay.close() if call.status is None else relay.error(exchange.grpc_error(call.status)))
     await stream.write_eof()
     ctx.outcome, ctx.fields["events"] = "stream", relay.events_out

@@ -13,7 +13,6 @@ from typing import Protocol
 
 import aiohttp
 from aiohttp import web
-from multidict import CIMultiDict
 
 from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.passthrough import CheckedStream
@@ -54,13 +53,6 @@ class Relay(Protocol):
     def close(self) -> bytes: ...
     def release(self) -> bytes: ...
     def fail(self, error: GatewayError) -> bytes: ...
-
-
-async def start_stream(request: web.Request, headers: CIMultiDict[str]) -> web.StreamResponse:
-    response = web.StreamResponse(status=200, headers=headers)
-    response.headers.update(SSE_HEADERS)
-    await response.prepare(request)
-    return response
 
 
 def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,

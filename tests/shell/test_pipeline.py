@@ -129,8 +129,9 @@ V10_SEND = {"jsonrpc": "2.0", "id": 8, "method": "SendMessage",
 
 
 async def test_an_exchange_leaves_nothing_for_the_cyclic_collector(fake_agent_factory, gateway_factory) -> None:
-    """The exchange's context refers to its request: left on the request, the two would be a cycle that only
-    the cyclic GC frees, with everything the request holds, every request (a collection every few)."""
+    """No exchange leaves garbage that only the cyclic GC frees (the exchange's context kept on its request,
+    which it refers to, was such a cycle, with everything the request holds: a collection every few
+    requests)."""
     fake = await fake_agent_factory("1.0")
     fake.reply_json("SendMessage", {"task": V10_TASK})
     fake.reply_sse("SendStreamingMessage", [{"task": {**V10_TASK, "status": {"state": "TASK_STATE_COMPLETED"}}}])

@@ -301,9 +301,10 @@ class Lifecycle:
         operation = fields.get("operation")
         if operation is None:
             return
-        self.metrics.requests.labels(fields.get("route", "default"), operation, fields.get("client_version", ""),
-                                     fields.get("upstream_version", ""), fields.get("binding", ""),
-                                     "cancelled").inc()
+        self.metrics.cancelled(route=str(fields.get("route", "default")), operation=str(operation),
+                               client_version=str(fields.get("client_version", "")),
+                               upstream_version=str(fields.get("upstream_version", "")),
+                               binding=str(fields.get("binding", "")))
 
     @property
     def in_flight(self) -> int:

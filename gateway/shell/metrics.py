@@ -10,7 +10,8 @@ names, types and labels of every series, and the text exposition; it decides not
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import (
     CollectorRegistry,
@@ -22,6 +23,9 @@ from prometheus_client import (
     values,
 )
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 from gateway import __version__
 from gateway.core.notes import Note
@@ -59,14 +63,22 @@ class Metrics:
         disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
+        # the two families every exchange counts into: in one process kept by _Exchanges (plain counts, read
+        # when scraped); with several workers prometheus-client's own, whose values live in the shared files
+        local = values.ValueClass is values.MutexValue
         self.requests = Counter(
             PREFIX + "requests", "Exchanges answered, by route, operation, client and upstream version, "
             "client binding and outcome (ok, stream, error, rejected, cancelled).",
-            ("route", "operation", "client_version", "upstream_version", "binding", "outcome"), registry=r)
+            ("route", "operation", "client_version", "upstream_version", "binding", "outcome"),
+            registry=None if local else r)
         self.duration = Histogram(
             PREFIX + "request_duration_seconds", "Time from request to the end of the reply (for "
             "streaming operations: the stream's lifetime).",
-            ("route", "operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS, registry=r)
+            ("route", "operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS,
+            registry=None if local else r)
+        self._local = _Exchanges(self.requests, self.duration) if local else None
+        if self._local is not None:
+            r.register(self._local)
         self.in_flight = Gauge(PREFIX + "in_flight_requests", "Requests being handled.",
                                registry=r, multiprocess_mode="livesum")
         self.open_streams = Gauge(PREFIX + "open_streams", "SSE streams being relayed.",
@@ -147,6 +159,11 @@ class Metrics:
     def exchange(self, *, operation: str, client_version: str, upstream_version: str, binding: str,
                  outcome: str, duration_s: float, notes: Iterable[Note] = (), route: str = "default") -> None:
         key = (route, operation, client_version, upstream_version, binding, outcome)
+        if self._local is not None:
+            self._local.add(key, duration_s)
+            if notes:
+                self.count_notes(notes)
+            return
         series = self._series.get(key)
         if series is None:
             series = self._series[key] = (self.requests.labels(*key),
@@ -154,6 +171,15 @@ class Metrics:
         series[0].inc()
         series[1].observe(duration_s)
         self.count_notes(notes)
+
+    def cancelled(self, *, route: str, operation: str, client_version: str, upstream_version: str,
+                  binding: str) -> None:
+        """An exchange whose handler was cancelled: counted (outcome `cancelled`), with no duration."""
+        key = (route, operation, client_version, upstream_version, binding, "cancelled")
+        if self._local is not None:
+            self._local.add(key, None)
+        else:
+            self.requests.labels(*key).inc()
 
     def count_notes(self, notes: Iterable[Note]) -> None:
         """Translation notes made outside an exchange's line (a push delivery's)."""
@@ -209,6 +235,55 @@ class Metrics:
 
     def render(self) -> bytes:
         return render(self.registry)
+
+
+class _Exchanges(Collector):
+    """The requests counter and the duration histogram of one process, counted in plain Python and exposed
+    as prometheus-client writes its own two (same names, labels, buckets and text) when the registry is
+    collected. Each exchange adds to one count and one list of bucket counts: prometheus-client's
+    children take a value lock per count (three per exchange) and walk the buckets in Python, ~12,000
+    instructions an exchange. One event loop counts and scrapes, so the counts need no lock."""
+
+    def __init__(self, requests: Counter, duration: Histogram) -> None:
+        self._requests = next(iter(requests.describe()))   # the families' names, help and labels
+        self._duration = next(iter(duration.describe()))
+        self._labels = tuple(getattr(requests, "_labelnames", ()))
+        self._duration_labels = tuple(getattr(duration, "_labelnames", ()))
+        self._bounds = LATENCY_BUCKETS
+        self._le = [floatToGoString(b) for b in LATENCY_BUCKETS] + ["+Inf"]   # type: ignore[no-untyped-call]
+        self.counts: dict[tuple[str, ...], int] = {}
+        # (route, operation, client_version, upstream_version) -> [count per bucket..., count past the last, sum]
+        self.durations: dict[tuple[str, ...], list[float]] = {}
+
+    def add(self, key: tuple[str, ...], duration_s: float | None) -> None:
+        counts = self.counts
+        counts[key] = counts.get(key, 0) + 1
+        if duration_s is None:
+            return
+        series = self.durations.get(key[:4])
+        if series is None:
+            series = self.durations[key[:4]] = [0.0] * (len(self._bounds) + 2)
+        series[bisect_left(self._bounds, duration_s)] += 1   # le is inclusive: a bound's own value is in it
+        series[-1] += duration_s
+
+    def describe(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(self._requests.name, self._requests.documentation, labels=self._labels)
+        yield HistogramMetricFamily(self._duration.name, self._duration.documentation, labels=self._duration_labels)
+
+    def collect(self) -> Iterator[Metric]:
+        requests = CounterMetricFamily(self._requests.name, self._requests.documentation, labels=self._labels)
+        for key, n in self.counts.items():
+            requests.add_metric(key, n)
+        yield requests
+        duration = HistogramMetricFamily(self._duration.name, self._duration.documentation,
+                                         labels=self._duration_labels)
+        for key, series in self.durations.items():
+            cumulative, buckets = 0.0, []
+            for le, in_bucket in zip(self._le, series[:-1], strict=True):
+                cumulative += in_bucket
+                buckets.append((le, cumulative))
+            duration.add_metric(key, buckets, series[-1])
+        yield duration
 
 
 def _config_reloads(registry: CollectorRegistry | None) -> Counter:

@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.core import jsoncodec
@@ -208,3 +211,39 @@ def test_readme_lists_every_metric() -> None:
     assert readme[readme.index(start) + len(start):readme.index(end)] == reference_markdown(), (
         "the README's metrics table is out of date; regenerate it from "
         "gateway.shell.metrics.reference_markdown()")
+
+
+_LABELS = st.tuples(st.sampled_from(["default", "billing"]), st.sampled_from(["send_message", "get_task"]),
+                    st.sampled_from(["0.3", "1.0"]), st.sampled_from(["0.3", "1.0"]),
+                    st.sampled_from(["JSONRPC", "HTTP+JSON"]), st.sampled_from(["ok", "error", "cancelled"]))
+_DURATIONS = st.one_of(st.sampled_from(LATENCY_BUCKETS), st.floats(0, 100, allow_nan=False))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_LABELS, _DURATIONS), max_size=30))
+def test_one_process_writes_the_exchange_families_as_prometheus_client_writes_its_own(
+        exchanges: list[tuple[tuple[str, ...], float]]) -> None:
+    """The requests counter and the duration histogram of one process are counted without prometheus-client's
+    children, yet read exactly as its own Counter and Histogram would (a duration on a bucket's bound counted
+    in that bucket; a cancelled exchange counted, with no duration)."""
+    metrics = Metrics(CollectorRegistry())
+    reference = CollectorRegistry()
+    requests = Counter("a2a_gateway_requests", metrics.requests._documentation,
+                       ("route", "operation", "client_version", "upstream_version", "binding", "outcome"),
+                       registry=reference)
+    duration = Histogram("a2a_gateway_request_duration_seconds", metrics.duration._documentation,
+                         ("route", "operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS,
+                         registry=reference)
+    for (route, operation, client, upstream, binding, outcome), seconds in exchanges:
+        requests.labels(route, operation, client, upstream, binding, outcome).inc()
+        if outcome == "cancelled":
+            metrics.cancelled(route=route, operation=operation, client_version=client, upstream_version=upstream,
+                              binding=binding)
+            continue
+        duration.labels(route, operation, client, upstream).observe(seconds)
+        metrics.exchange(route=route, operation=operation, client_version=client, upstream_version=upstream,
+                         binding=binding, outcome=outcome, duration_s=seconds)
+    ours = [line for line in metrics.render().decode().splitlines()
+            if line.split("{")[0].split(" ")[-1].startswith(("a2a_gateway_requests", "a2a_gateway_request_duration"))
+            or line.startswith(("# HELP a2a_gateway_request", "# TYPE a2a_gateway_request"))]
+    assert ours == generate_latest(reference).decode().splitlines()

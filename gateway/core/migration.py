@@ -137,48 +137,82 @@ class _NoteStat:
 
 
 class Stats:
-    """The counts of one process: traffic by (route, client version, binding), callers, notes by code."""
+    """The counts of one process: traffic by (route, client version, binding), callers, notes by code.
+    An exchange is one count in a pending table for the finest bucket it falls in; the table is settled
+    into the series when the bucket changes or the counts are read (`traffic`, `callers`, `snapshot`):
+    one dictionary update per exchange, not two series' bookkeeping."""
 
     def __init__(self, max_callers: int = 100) -> None:
         self.max_callers = max(1, max_callers)
-        self.traffic: dict[Key, _Series] = {}
-        self.callers: dict[str, _Caller] = {}
+        self._traffic: dict[Key, _Series] = {}
+        self._callers: dict[str, _Caller] = {}
         self.notes: dict[tuple[str, str], _NoteStat] = {}   # (route, code)
+        # (route, caller, version, binding) -> [count, last seen] of the exchanges in finest bucket _at
+        self._pending: dict[tuple[str, str, str, str], list[Any]] = {}
+        self._at = -1
+
+    @property
+    def traffic(self) -> dict[Key, _Series]:
+        self.settle()
+        return self._traffic
+
+    @property
+    def callers(self) -> dict[str, _Caller]:
+        self.settle()
+        return self._callers
 
     def record(self, *, route: str, caller: str, version: str, binding: str, now: float,
                notes: Iterable[Note] = ()) -> None:
         """One exchange of an A2A client."""
-        key = (route, version, binding)
-        series = self.traffic.get(key)
-        if series is None:
-            series = self.traffic[key] = _Series()
-        series.add(now)
-        who = self.callers.get(caller)
-        if who is None:
-            who = self.callers[caller] = _Caller()
-            if len(self.callers) > 2 * self.max_callers:
-                self._fold()
-                who = self.callers.get(caller) or self.callers.setdefault(OTHER, _Caller())
-        mine = who.by.get(key)
-        if mine is None:   # (not setdefault: it would build a series per exchange to throw away)
-            mine = who.by[key] = _Series()
-        mine.add(now)
+        at = int(now // FINEST)
+        if at != self._at:
+            self.settle()
+            self._at = at
+        key = (route, caller, version, binding)
+        seen = self._pending.get(key)
+        if seen is None:
+            self._pending[key] = [1, now]
+        else:
+            seen[0] += 1
+            if now > seen[1]:
+                seen[1] = now
         for note in notes:
             stat = self.notes.get((route, note.code))
             if stat is None:
                 stat = self.notes[(route, note.code)] = _NoteStat(example=note.path, detail=note.detail[:200])
             stat.series.add(now)
 
+    def settle(self) -> None:
+        """The pending counts into the traffic and the callers' series (all in one finest bucket, so each
+        series gets them at its own last-seen time, which also falls in it)."""
+        pending, self._pending = self._pending, {}
+        for (route, caller, version, binding), (n, now) in pending.items():
+            key = (route, version, binding)
+            series = self._traffic.get(key)
+            if series is None:
+                series = self._traffic[key] = _Series()
+            series.add(now, n)
+            who = self._callers.get(caller)
+            if who is None:
+                who = self._callers[caller] = _Caller()
+                if len(self._callers) > 2 * self.max_callers:
+                    self._fold()
+                    who = self._callers.get(caller) or self._callers.setdefault(OTHER, _Caller())
+            mine = who.by.get(key)
+            if mine is None:
+                mine = who.by[key] = _Series()
+            mine.add(now, n)
+
     def _fold(self) -> None:
         """Keep the max_callers busiest callers (the newest kept among equals); sum the rest into OTHER."""
-        other = self.callers.pop(OTHER, _Caller())
-        ranked = sorted(self.callers.items(), key=lambda kv: kv[1].total, reverse=True)
+        other = self._callers.pop(OTHER, _Caller())
+        ranked = sorted(self._callers.items(), key=lambda kv: kv[1].total, reverse=True)
         keep = dict(ranked[:self.max_callers - 1] if len(ranked) >= self.max_callers else ranked)
         for name, who in ranked:
             if name not in keep:
                 other.absorb(who)
         keep[OTHER] = other
-        self.callers = keep
+        self._callers = keep
 
     def snapshot(self, agents: Any = None) -> dict[str, Any]:
         """The counts as JSON (for merge() and view()); `agents`: what the process knows of its agents."""

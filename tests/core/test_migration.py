@@ -4,6 +4,7 @@ view, caller names that never show credentials, and the deprecation headers and 
 from __future__ import annotations
 
 import json
+from email.utils import formatdate
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,6 +30,29 @@ def test_windows_slide() -> None:
     later = view(stats.snapshot(), T0 + 2 * 86400)["traffic"][0]
     assert later["total"] == 3 and later["windows"] == {"1m": 0, "1h": 0, "24h": 0}
     assert later["last_seen"].endswith("GMT")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(["0.3", "1.0"]),
+                          st.floats(0, 40)), max_size=25), st.integers(0, 25))
+def test_counts_read_mid_bucket_are_every_exchange_so_far(calls: list[tuple[str, str, float]], cut: int) -> None:
+    """Exchanges are counted as pending within a finest bucket and settled later, yet every read sees them
+    all: the view is the one of counts read after every single exchange (totals, windows, last seen)."""
+    calls = sorted(calls, key=lambda c: c[2])
+    stats, each = Stats(), Stats()
+    for n, (caller, version, dt) in enumerate(calls):
+        _one(stats, caller=caller, version=version, at=T0 + dt)
+        _one(each, caller=caller, version=version, at=T0 + dt)
+        each.snapshot()   # read: nothing pending
+        if n + 1 == cut:
+            assert view(stats.snapshot(), T0 + 41) == view(each.snapshot(), T0 + 41)
+    data = view(stats.snapshot(), T0 + 41)
+    assert data == view(each.snapshot(), T0 + 41)
+    assert sum(r["windows"]["1m"] for r in data["traffic"]) == sum(r["total"] for r in data["traffic"]) == len(calls)
+    expected: dict[str, tuple[int, str]] = {}
+    for caller, _, dt in calls:   # in time order: the last one is the caller's last seen
+        expected[caller] = (expected.get(caller, (0, ""))[0] + 1, formatdate(T0 + dt, usegmt=True))
+    assert {c["caller"]: (c["total"], c["last_seen"]) for c in data["callers"]} == expected
 
 
 def test_buckets_stay_bounded() -> None:

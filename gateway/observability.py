@@ -359,9 +359,13 @@ class _DirectLine:
         return len(processors) == len(self.shape) and processors[-1] is self.shape[-1]
 
     def write(self, event: str, level: Level, fields: dict[str, object]) -> None:
+        """`fields` becomes the line: log_exchange's own keyword arguments, a dict made for this call."""
         if _LEVELS[level] < self.min_level:
             return
-        line: EventDict = {k: v._value_ if isinstance(v, Enum) else v for k, v in fields.items()}   # plain()
+        line: EventDict = fields
+        for key, value in fields.items():   # plain(), in place (values change, never the keys)
+            if isinstance(value, Enum):
+                line[key] = value._value_
         line["event"] = event
         context = _fields.get()   # merge_exchange: the bound fields under the line's own
         if line.keys().isdisjoint(context):

@@ -28,20 +28,24 @@ async def _door(ctx: Context) -> web.StreamResponse:
     assert isinstance(caller, A2ACaller)
     if ctx.request.method != "POST":
         raise InvalidRequest(f"a JSON-RPC request is POSTed here, not sent with {ctx.request.method}")
-    body = await read_body(ctx.request, ctx.settings.limits.max_body_bytes)
-    header, query = ctx.request.headers.get("A2A-Version"), ctx.request.query.get("A2A-Version")
-    json_body = jsonrpc.json_media_type(ctx.request.headers.get("Content-Type"))
+    request = ctx.request
+    body = await read_body(request, ctx.settings.limits.max_body_bytes)
+    headers = request.headers
+    # (the query is parsed only when the URL has one)
+    header, query = headers.get("A2A-Version"), request.query.get("A2A-Version") if request.query_string else None
+    json_body = jsonrpc.json_media_type(headers.get("Content-Type"))
+    declared = version_declared(header, query)
     try:
         rpc = jsonrpc.parse_request(body)
     except GatewayError:
-        if not json_body and version_declared(header, query) and client_version(header, query) is Version.V10:
+        if not json_body and declared and client_version(header, query) is Version.V10:
             caller.version = Version.V10
             raise ContentTypeNotSupported(_WRONG_TYPE) from None
         raise
     caller.rpc_id = rpc.id
     caller.version = spelled = method_version(rpc.method)   # an error is answered in the method's dialect
-    caller.version = client = check_method_version(spelled, client_version(header, query),
-                                                   version_declared(header, query), ctx.settings.server.version_mode)
+    caller.version = client = check_method_version(spelled, client_version(header, query), declared,
+                                                   ctx.settings.server.version_mode)
     if not json_body and client is Version.V10:   # a v0.3 caller keeps its version's answer (the body decides)
         raise ContentTypeNotSupported(_WRONG_TYPE)
     op, _ = by_method(rpc.method)

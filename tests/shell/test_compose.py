@@ -179,6 +179,11 @@ async def test_wrong_content_type(fake_agent_factory, gateway_factory) -> None:
         resp = await client.post("/", data=data, headers={**V10, "Content-Type": "text/plain"})
         body = await resp.json()
         assert body["error"]["code"] == -32005 and "content type" in body["error"]["message"].lower()
+    # the version declared in the query parameter instead (S10 §3.6.1) is the same caller
+    resp = await client.post("/?A2A-Version=1.0", data=b"<xml/>", headers={"Content-Type": "text/plain"})
+    assert (await resp.json())["error"]["code"] == -32005
+    resp = await client.post("/", data=b"<xml/>", headers={"Content-Type": "text/plain"})
+    assert (await resp.json())["error"]["code"] == -32700   # no version declared: a v0.3 caller's parse error
     v03 = {"jsonrpc": "2.0", "id": 2, "method": "message/send", "params": {"message": {
         "kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}
     resp = await client.post("/", data=jsoncodec.dumpb(v03), headers={"Content-Type": "text/plain"})

@@ -411,7 +411,9 @@ def record(ctx: Recorded, status: int) -> None:
     duration = time.monotonic() - ctx.started
     outcome = ctx.outcome or ("ok" if status < 400 else "error")
     notes, fields = ctx.notes, ctx.fields
-    log_exchange(notes=notes, status=status, duration_ms=round(duration * 1000, 2), outcome=outcome, **fields)
+    # in hundredths of a millisecond, half up (round(x, 2) goes through a decimal conversion: ~3,000 instructions)
+    duration_ms = int(duration * 100_000 + 0.5) / 100
+    log_exchange(notes=notes, status=status, duration_ms=duration_ms, outcome=outcome, **fields)
     at = bound()
     route, operation = str(at.get("route", "default")), str(at.get("operation", "unknown"))
     metrics = ctx.metrics

@@ -102,6 +102,10 @@ class Exchange:
     # the gateway's card signature (shell.signing): (card as served, as a v1.0 reader reads it) -> signed card
     sign_card: Callable[[JsonObj, JsonObj | None], JsonObj] | None = None
     cx: Cx = field(init=False)
+    # the call's operation, the client's dialect and the agent's (read several times a request)
+    op: Operation = field(init=False)
+    src: Dialect = field(init=False)
+    dst: Dialect = field(init=False)
     webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
     seen: list[Any] = field(init=False, default_factory=list)       # results read for the client (task index)
     relay: StreamRelay[Any, Any] | None = field(init=False, default=None)   # the stream's relay, once made
@@ -112,22 +116,13 @@ class Exchange:
     def __post_init__(self) -> None:
         self.cx = Cx(quirks=self.quirks, tenant=self.upstream.tenant, rest_bytes=self.rest_bytes,
                      rest_bytes_guess=self.rest_bytes_guess)
+        self.op = self.call.op
+        self.src = DIALECTS[(self.call.version, self.call.binding)]
+        self.dst = DIALECTS[(self.upstream.version, self.upstream.binding)]
 
     @property
     def notes(self) -> list[Note]:
         return self.cx.notes
-
-    @property
-    def src(self) -> Dialect:
-        return DIALECTS[(self.call.version, self.call.binding)]
-
-    @property
-    def dst(self) -> Dialect:
-        return DIALECTS[(self.upstream.version, self.upstream.binding)]
-
-    @property
-    def op(self) -> Operation:
-        return self.call.op
 
     # ---- request ------------------------------------------------------------------------------
 

@@ -123,7 +123,7 @@ def method_missing(binding: Binding, status: int, body: bytes) -> bool:
     """Whether an agent's reply says it does not know the method or route at all: JSON-RPC -32601, or
     (HTTP+JSON) a framework's own 404/405 with no A2A error in the body."""
     if binding is Binding.JSONRPC:  # no digits of the code in the text: no such code (and no decode)
-        return _METHOD_NOT_FOUND_DIGITS in body and _rpc_code(body) == METHOD_NOT_FOUND
+        return body.find(_METHOD_NOT_FOUND_DIGITS) >= 0 and _rpc_code(body) == METHOD_NOT_FOUND
     if status == 405:
         return True
     return status == 404 and b'"code"' not in body and b'"type"' not in body and b"Task" not in body \

@@ -82,11 +82,15 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
         return await _forward(ctx, call, raw)
 
 
-async def _learn(ctx: Context, call: Call, iface: Interface, status: int, body: bytes) -> None:
-    """After an agent's reply: when it says the method is unknown, re-probe the interface (the upstream
-    remembers the version it finds); raise Relearned when the call may be sent again in that version."""
-    if not method_missing(iface.binding, status, body) or ctx.fields.get("relearned"):
-        return
+def _unknown_method(ctx: Context, iface: Interface, status: int, body: bytes) -> bool:
+    """Whether an agent's reply says the method is unknown (and this call has not been sent again yet): then
+    `_relearn`. (A check apart from the await: nearly every reply has nothing to learn.)"""
+    return method_missing(iface.binding, status, body) and not ctx.fields.get("relearned")
+
+
+async def _relearn(ctx: Context, call: Call, iface: Interface) -> None:
+    """Re-probe the interface (the upstream remembers the version it finds); raise Relearned when the call
+    may be sent again in that version."""
     found = await ctx.upstream.relearn(iface)
     if found is not None and call.op.read_only:
         raise Relearned
@@ -197,7 +201,8 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
         status, headers, body = reply.status, reply.headers, reply.body
         if fallback and exchange.upstream.binding is Binding.REST and route_missing(status, body):
             raise RouteMissing
-        await _learn(ctx, exchange.call, exchange.upstream, status, body)
+        if _unknown_method(ctx, exchange.upstream, status, body):
+            await _relearn(ctx, exchange.call, exchange.upstream)
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
             ctx.outcome = "error"
             return web.Response(body=body, status=status,
@@ -228,7 +233,8 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
         if resp.status != 200 or resp.content_type != "text/event-stream":
             # rejected before the first event: a plain reply, translated like a unary one
             data = await read_bounded(resp, ctx.upstream.max_body_bytes)
-            await _learn(ctx, exchange.call, exchange.upstream, resp.status, data)
+            if _unknown_method(ctx, exchange.upstream, resp.status, data):
+                await _relearn(ctx, exchange.call, exchange.upstream)
             if resp.status >= 500 and not _is_json(resp.headers):
                 raise UpstreamUnavailable(f"upstream agent answered HTTP {resp.status}")
             step = exchange.client_reply(resp.status, data)
@@ -271,7 +277,8 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
     if not call.op.streaming:
         reply = await ctx.upstream.request(raw.method, _url(iface, raw.path), headers=_relayed_headers(ctx, iface),
                                            body=raw.body or None, query=raw.query, read_only=call.op.read_only)
-        await _learn(ctx, call, iface, reply.status, reply.body)
+        if _unknown_method(ctx, iface, reply.status, reply.body):
+            await _relearn(ctx, call, iface)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
         return _relayed(ctx, iface, reply.status, reply.headers, reply.body)

@@ -23,7 +23,10 @@ _BLANK: Final = re.compile(rb"(?:\r\n|\r(?=[^\n])|\n)(?:\r\n|\r(?=[^\n])|\n)")
 _ENDS_WITH_BLANK: Final = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)\Z")
 _LINES: Final = re.compile(_EOL)
 _BOM: Final = b"\xef\xbb\xbf"
+# (byte tests are `data.find(byte) >= 0`: bytes' `in` first tries its needle as an integer and raises, then
+# clears, a TypeError each time)
 _LF: Final = 0x0A
+_CR: Final = 0x0D
 _CLOSE: Final = 0x7D  # "}"
 # bytes of plain events checked at once; a window holding another event is checked again in small windows,
 # and a small one holding it is read event by event
@@ -95,7 +98,7 @@ class CheckedStream:
                 self._pending = buf
                 return b""
             skip = len(_BOM) if buf.startswith(_BOM) else 0
-        return self._any(buf, skip) if b"\r" in buf else self._lf(buf, skip)
+        return self._any(buf, skip) if buf.find(_CR) >= 0 else self._lf(buf, skip)
 
     def close(self) -> bytes:
         """The agent's stream ended. Its last event without the blank line after it is relayed, completed,
@@ -228,7 +231,7 @@ class CheckedStream:
         for block, size in zip(blocks, sizes, strict=True):
             event: bytes | None
             data: bytes | None
-            if block[:6] == b"data: " and b"\n" not in block and b"\r" not in block:
+            if block[:6] == b"data: " and block.find(_LF) < 0 and block.find(_CR) < 0:
                 event, data, single = None, block[6:], plain
             else:
                 event, data = _fields(block)
@@ -332,11 +335,11 @@ def _split_any(buf: bytes, skip: int) -> tuple[list[bytes], list[int], bytes]:
 
 def _fields(block: bytes) -> tuple[bytes | None, bytes | None]:
     """An event block's `event` name and its data lines joined (None when it has no data line)."""
-    if block[:6] == b"data: " and b"\n" not in block and b"\r" not in block:
+    if block[:6] == b"data: " and block.find(_LF) < 0 and block.find(_CR) < 0:
         return None, block[6:]  # one data line: the usual event
     event: bytes | None = None
     data: list[bytes] = []
-    for line in _LINES.split(block) if b"\r" in block else block.split(b"\n"):
+    for line in _LINES.split(block) if block.find(_CR) >= 0 else block.split(b"\n"):
         name, colon, value = line.partition(b":")
         if not name:
             continue  # a comment, or an empty line

@@ -133,7 +133,7 @@ class SseParser:
             self._skip_lf = False
             if chunk[0] == _LF:
                 chunk = chunk[1:]
-        if b"\r" in chunk:
+        if chunk.find(_CR) >= 0:   # (not `in`: it raises and clears a TypeError before it looks)
             self._skip_lf = chunk[-1] == _CR
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = chunk.split(b"\n")

@@ -31,8 +31,9 @@ from gateway import __version__
 from gateway.core.notes import Note
 from gateway.shell.push.sender import PushCounter
 
-__all__ = ["CONTENT_TYPE", "LATENCY_BUCKETS", "MULTIPROC_ENV", "Metrics", "MetricsPushCounter",
-           "SupervisorMetrics", "multiprocess_registry", "outcome_label", "reference_markdown", "render"]
+__all__ = ["CONTENT_TYPE", "DURATION_LABELS", "LATENCY_BUCKETS", "MULTIPROC_ENV", "REQUEST_LABELS", "Metrics",
+           "MetricsPushCounter", "SupervisorMetrics", "multiprocess_registry", "outcome_label", "reference_markdown",
+           "render"]
 
 PREFIX = "a2a_gateway_"
 # every name here is a classic one, so the body is the 0.0.4 text format every Prometheus version reads
@@ -44,6 +45,9 @@ OUTCOMES = frozenset({"ok", "stream", "error", "rejected", "cancelled"})
 UPSTREAM_ERROR_KINDS = ("connect", "timeout", "bad_reply", "http_5xx", "stream_broken")
 OVERLOAD_LIMITS = ("limits.max_client_connections", "limits.max_connections", "limits.max_stream_connections")
 CLIENT_TIMEOUT_PHASES = ("headers", "body")
+# the labels of the two families every exchange counts into
+DURATION_LABELS = ("route", "operation", "client_version", "upstream_version")
+REQUEST_LABELS = (*DURATION_LABELS, "binding", "outcome")
 
 
 def outcome_label(outcome: object, status: int) -> str:
@@ -69,13 +73,11 @@ class Metrics:
         self.requests = Counter(
             PREFIX + "requests", "Exchanges answered, by route, operation, client and upstream version, "
             "client binding and outcome (ok, stream, error, rejected, cancelled).",
-            ("route", "operation", "client_version", "upstream_version", "binding", "outcome"),
-            registry=None if local else r)
+            REQUEST_LABELS, registry=None if local else r)
         self.duration = Histogram(
             PREFIX + "request_duration_seconds", "Time from request to the end of the reply (for "
             "streaming operations: the stream's lifetime).",
-            ("route", "operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS,
-            registry=None if local else r)
+            DURATION_LABELS, buckets=LATENCY_BUCKETS, registry=None if local else r)
         self._local = _Exchanges(self.requests, self.duration) if local else None
         if self._local is not None:
             r.register(self._local)
@@ -247,8 +249,7 @@ class _Exchanges(Collector):
     def __init__(self, requests: Counter, duration: Histogram) -> None:
         self._requests = next(iter(requests.describe()))   # the families' names, help and labels
         self._duration = next(iter(duration.describe()))
-        self._labels = tuple(getattr(requests, "_labelnames", ()))
-        self._duration_labels = tuple(getattr(duration, "_labelnames", ()))
+        self._labels, self._duration_labels = REQUEST_LABELS, DURATION_LABELS
         self._bounds = LATENCY_BUCKETS
         self._le = [floatToGoString(b) for b in LATENCY_BUCKETS] + ["+Inf"]   # type: ignore[no-untyped-call]
         self.counts: dict[tuple[str, ...], int] = {}

@@ -17,7 +17,9 @@ from gateway.core import jsoncodec
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, PUSH_SENDER
 from gateway.shell.metrics import (
+    DURATION_LABELS,
     LATENCY_BUCKETS,
+    REQUEST_LABELS,
     Metrics,
     MetricsPushCounter,
     outcome_label,
@@ -228,12 +230,10 @@ def test_one_process_writes_the_exchange_families_as_prometheus_client_writes_it
     in that bucket; a cancelled exchange counted, with no duration)."""
     metrics = Metrics(CollectorRegistry())
     reference = CollectorRegistry()
-    requests = Counter("a2a_gateway_requests", metrics.requests._documentation,
-                       ("route", "operation", "client_version", "upstream_version", "binding", "outcome"),
-                       registry=reference)
-    duration = Histogram("a2a_gateway_request_duration_seconds", metrics.duration._documentation,
-                         ("route", "operation", "client_version", "upstream_version"), buckets=LATENCY_BUCKETS,
-                         registry=reference)
+    requests = Counter("a2a_gateway_requests", next(iter(metrics.requests.describe())).documentation,
+                       REQUEST_LABELS, registry=reference)
+    duration = Histogram("a2a_gateway_request_duration_seconds", next(iter(metrics.duration.describe())).documentation,
+                         DURATION_LABELS, buckets=LATENCY_BUCKETS, registry=reference)
     for (route, operation, client, upstream, binding, outcome), seconds in exchanges:
         requests.labels(route, operation, client, upstream, binding, outcome).inc()
         if outcome == "cancelled":

@@ -192,10 +192,12 @@ class Context:
         bind_exchange(**fields)
 
     def stamp(self, response: web.StreamResponse) -> None:
-        """What every reply of the exchange carries, set before it starts: to a v0.3 A2A client (the card
-        aside: reading it says no version), the `[migration]` deprecation headers of its route's settings.
-        Set by finish() on the reply a door returns, by start_stream() and _write_and_close() on the ones
-        they start themselves (no on_response_prepare signal: aiohttp would run it for every reply)."""
+        """What every reply of the exchange carries, set before it starts: its request id, and to a v0.3 A2A
+        client (the card aside: reading it says no version) the `[migration]` deprecation headers of its
+        route's settings. Set by finish() on the reply a door returns, by start_stream() and
+        _write_and_close() on the ones they start themselves (no on_response_prepare signal: aiohttp would
+        run it for every reply)."""
+        response.headers["X-Request-Id"] = self.request_id
         caller = self.caller
         if not isinstance(caller, A2ACaller) or caller.version is not Version.V03 \
                 or bound().get("operation") == CARD_OPERATION:
@@ -336,7 +338,6 @@ def _error_response(ctx: Context, err: GatewayError) -> web.Response:
 async def _write_and_close(ctx: Context, response: web.Response) -> None:
     """Send a slow client (or one whose body cannot be read) its reply now and close the connection behind
     it (aiohttp would otherwise go on reading the rest of its body for up to ten seconds before closing)."""
-    response.headers["X-Request-Id"] = ctx.request_id
     ctx.stamp(response)
     try:
         await response.prepare(ctx.request)
@@ -373,10 +374,9 @@ async def _learn_caller(ctx: Context) -> None:
 
 
 def finish(ctx: Context, response: web.StreamResponse) -> None:
-    """Stamp the request id (and what every reply carries) on a reply not yet started, write the one log
-    line of the exchange and count it in the metrics."""
+    """Stamp what every reply carries on a reply not yet started, write the one log line of the exchange and
+    count it in the metrics."""
     if not response.prepared:
-        response.headers["X-Request-Id"] = ctx.request_id
         ctx.stamp(response)
     record(ctx, response.status)
 

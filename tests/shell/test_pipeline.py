@@ -122,6 +122,11 @@ async def test_every_exchange_gets_a_request_id_of_its_own_unless_the_client_sen
     assert all(len(i) == 32 and set(i) <= set("0123456789abcdef") for i in ids) and len(set(ids)) == 3
     resp = await gateway.post("/", data=jsoncodec.dumpb(V03_SEND), headers={"X-Request-Id": "mine-1"})
     assert resp.headers["X-Request-Id"] == "mine-1"
+    # a stream's reply too: its headers are stamped before it starts
+    fake.reply_sse("SendStreamingMessage", [{"task": {**V10_TASK, "status": {"state": "TASK_STATE_COMPLETED"}}}])
+    async with gateway.post("/", json={**V03_SEND, "method": "message/stream"},
+                            headers={"X-Request-Id": "mine-2"}) as stream:
+        assert stream.content_type == "text/event-stream" and stream.headers["X-Request-Id"] == "mine-2"
 
 
 V10_SEND = {"jsonrpc": "2.0", "id": 8, "method": "SendMessage",

@@ -1,5 +1,6 @@
 """End-to-end latency bench: N sequential unary sends through the gateway against real a2a-sdk 1.3 agents,
-four arms (A1/A2 v0.3 client, B1/B2 v1.0 client) interleaved in one run; `python -m bench.e2e`."""
+five arms (A1/A2 v0.3 client, B1/B2 v1.0 client, B3 the floor: a minimal aiohttp proxy) interleaved in one
+run; `python -m bench.e2e`."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     arm_results = {}
     for name, arm in arms.items():
         s = summarise(arm.turns())
-        s.update(label=arm.spec.label, via_gateway=arm.spec.via_gateway,
+        s.update(label=arm.spec.label, via_gateway=arm.spec.via_gateway, hop=arm.spec.hop,
                  rounds=[summarise(turns) for turns in arm.rounds])
         arm_results[name] = s
     result: dict[str, Any] = {
@@ -82,7 +83,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              " (default 100; 0 = one turn per arm per round)")
     parser.add_argument("--out", help="write the result as JSON to this file")
     parser.add_argument("--pin", choices=sorted(PIN_LAYOUTS), default="split",
-                        help="split: client + agents on CPU0, gateways on CPU1 (default); one: all on"
+                        help="split: client + agents on CPU0, hops (gateways, the floor's proxy) on CPU1"
+                             " (default); one: all on"
                              " CPU1; none: no pinning")
     parser.add_argument("--seed", type=int, help="seed for the arm order (default: random, recorded)")
     parser.add_argument("--time-limit", type=float, default=240.0,

@@ -1,14 +1,17 @@
-"""The end-to-end bench's processes: starting the peer agents (through the TCP_NODELAY launcher) and
-gateways per arm, pinning them to CPUs, and reading their and the machine's CPU and identity from /proc."""
+"""The end-to-end bench's processes: starting the peer agents (through the TCP_NODELAY launcher) and the
+hops per arm (gateways, the floor's minimal proxy), pinning them to CPUs, and reading their and the
+machine's CPU and identity from /proc."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import platform
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
@@ -16,15 +19,16 @@ from pathlib import Path
 
 import gateway
 from bench.e2e_arms import ARMS, ArmRun, BenchError
-from tests.peers.gateway import run_gateway
+from tests.peers.gateway import Gateway, run_gateway
 from tests.peers.harness import PEERS_DIR, Agent, start_agent
 from tests.peers.venvs import ensure_venv
 
-# --pin layouts: role -> CPU. split (the field notes' layout): client + agents on CPU0, gateways on CPU1;
-# one: every process on CPU1 (the chain is sequential anyway, and outside load hits every arm alike).
+# --pin layouts: role -> CPU. split (the field notes' layout): client + agents on CPU0, hops (gateways and
+# the floor's proxy) on CPU1; one: every process on CPU1 (the chain is sequential anyway, and outside load
+# hits every arm alike).
 PIN_LAYOUTS: dict[str, dict[str, int]] = {
-    "split": {"client": 0, "agent": 0, "gateway": 1},
-    "one": {"client": 1, "agent": 1, "gateway": 1},
+    "split": {"client": 0, "agent": 0, "hop": 1},
+    "one": {"client": 1, "agent": 1, "hop": 1},
     "none": {},
 }
 
@@ -138,7 +142,8 @@ def start_agent_nodelay(compat: bool) -> Agent:
 @contextmanager
 def start_arms(layout: dict[str, int], profile_dir: Path | None,
                harness_agents: bool) -> Iterator[dict[str, ArmRun]]:
-    """One fresh agent per arm (the same task history in every arm) and a gateway per gateway arm."""
+    """One fresh agent per arm (the same task history in every arm), a gateway per gateway arm and the
+    floor's minimal aiohttp proxy (`bench.hop --serve-proxy`, on the gateway's event loop) for its arm."""
     with ExitStack() as stack:
         with ThreadPoolExecutor(len(ARMS)) as pool:
             if harness_agents:
@@ -159,21 +164,49 @@ def start_arms(layout: dict[str, int], profile_dir: Path | None,
                 raise BenchError(f"an agent did not start: {errors[0]}") from errors[0]
         arms = {}
         for spec, agent in zip(ARMS, agents, strict=True):
-            gw = None
-            if spec.via_gateway:
+            hop: Gateway | subprocess.Popen[bytes] | None = None
+            url = agent.base_url + "/jsonrpc"
+            if spec.hop == "gateway":
                 env = _profile_env(profile_dir, spec.name) if profile_dir else None
                 try:
-                    gw = stack.enter_context(run_gateway(agent.base_url, env=env))
+                    hop = stack.enter_context(run_gateway(agent.base_url, env=env))
                 except RuntimeError as exc:  # its message carries the whole gateway log: keep the end
                     text = str(exc)
                     raise BenchError(text if len(text) < 4000 else "…" + text[-4000:]) from exc
+                url = hop.base_url + "/"
+            elif spec.hop == "proxy":
+                hop, url = stack.enter_context(_floor_proxy(url))
             if layout:
                 pin(agent.process.pid, layout["agent"])
-                if gw:
-                    pin(gw.process.pid, layout["gateway"])
-            url = gw.base_url + "/" if gw else agent.base_url + "/jsonrpc"
-            arms[spec.name] = ArmRun(spec, agent, gw, url)
+                if hop is not None:
+                    pin(hop.process.pid if isinstance(hop, Gateway) else hop.pid, layout["hop"])
+            arms[spec.name] = ArmRun(spec, agent, hop, url)
         yield arms
+
+
+@contextmanager
+def _floor_proxy(upstream: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """bench.hop's minimal aiohttp proxy in front of `upstream`, once it accepts connections."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "bench.hop", "--serve-proxy", str(port), upstream], cwd=root,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise BenchError(f"the floor proxy did not start (exit {proc.poll()})") from None
+                time.sleep(0.05)
+        yield proc, f"http://127.0.0.1:{port}/"
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def _profile_env(profile_dir: Path, name: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -68,17 +68,20 @@ def stub_app(port: int) -> web.Application:
 
 
 def proxy_app(upstream: str) -> web.Application:
-    """The baseline: the least an aiohttp proxy does (read, forward, relay the body)."""
-    async def start(app: web.Application) -> None:
-        app["session"] = aiohttp.ClientSession()
+    """The baseline: the least an aiohttp proxy does (read, forward with the caller's A2A version, relay
+    the body)."""
+    async def session(app: web.Application) -> AsyncIterator[None]:
+        async with aiohttp.ClientSession() as app["session"]:   # closed when the server stops
+            yield
 
     async def proxy(request: web.Request) -> web.Response:
         body = await request.read()
-        async with request.app["session"].post(upstream, data=body, headers=JSON) as resp:
+        headers = V10 if request.headers.get("A2A-Version") == "1.0" else JSON   # the caller's version on
+        async with request.app["session"].post(upstream, data=body, headers=headers) as resp:
             return web.Response(body=await resp.read(), status=resp.status, content_type="application/json")
 
     app = web.Application()
-    app.on_startup.append(start)
+    app.cleanup_ctx.append(session)
     app.router.add_post("/", proxy)
     return app
 
@@ -87,13 +90,15 @@ def proxy_app(upstream: str) -> web.Application:
 
 def serve(app: web.Application, port: int) -> None:
     """Run a helper server on the event loop the gateway itself picks by default (uvloop when installed),
-    so that the baselines and the gateway differ in what they do, not in their loop."""
+    so that the baselines and the gateway differ in what they do, not in their loop. The port is bound
+    with SO_REUSEPORT: bench.workers runs two proxies on one port, as the gateway's workers share theirs."""
     try:
         import uvloop
     except ImportError:
-        web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
+        web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, reuse_port=True)
         return
-    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, loop=uvloop.new_event_loop())
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, reuse_port=True,
+                loop=uvloop.new_event_loop())
 
 
 def free_port() -> int:

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 from contextlib import ExitStack
 
 import aiohttp
@@ -68,8 +69,9 @@ def stub_app(port: int, n: int) -> web.Application:
 def proxy_app(upstream: str, rewrite: bool) -> web.Application:
     """A baseline: the least an aiohttp SSE proxy does — relay the chunks, or (rewrite) split them into
     events and re-encode each one's JSON with one member renamed, the floor of any per-event rewrite."""
-    async def start(app: web.Application) -> None:
-        app["session"] = aiohttp.ClientSession()
+    async def session(app: web.Application) -> AsyncIterator[None]:
+        async with aiohttp.ClientSession() as app["session"]:   # closed when the server stops
+            yield
 
     async def proxy(request: web.Request) -> web.StreamResponse:
         body = await request.read()
@@ -93,7 +95,7 @@ def proxy_app(upstream: str, rewrite: bool) -> web.Application:
             return resp
 
     app = web.Application()
-    app.on_startup.append(start)
+    app.cleanup_ctx.append(session)
     app.router.add_post("/", proxy)
     return app
 

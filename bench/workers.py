@@ -1,9 +1,13 @@
 """Throughput of `server.workers` = 1 against 2 on this machine: a v0.3 client's message/send translated
-for a v1.0 stub agent, closed-loop keep-alive load, bounded in count and time; `python -m bench.workers`."""
+for a v1.0 stub agent, closed-loop keep-alive load, bounded in count and time; beside it the floor, one
+and two minimal aiohttp proxies on one port; `python -m bench.workers`."""
 
-# Three kinds of processes share the CPUs: the gateway (its parent and workers), a stub agent answering
-# every POST with one canned reply (a raw asyncio protocol, far cheaper than the gateway), and this load
-# generator (raw sockets, no HTTP library). Rounds alternate 1 and 2 workers; the median per arm counts.
+# Three kinds of processes share the CPUs: the hop (the gateway's parent and workers, or the floor's
+# proxies), a stub agent answering every POST with one canned reply (a raw asyncio protocol, far cheaper
+# than the gateway), and this load generator (raw sockets, no HTTP library). Every round runs each arm:
+# the gateway with 1 and 2 workers, the floor (bench.hop's minimal proxy, SO_REUSEPORT) with 1 and 2
+# processes; the median per arm counts. What two processes of the floor serve against one is what this
+# machine lets any two-process hop reach while the client and the agent share its CPUs.
 
 from __future__ import annotations
 
@@ -146,6 +150,27 @@ def _gateway(workers: int, upstream: int, port: int, admin: int, tmp: Path) -> s
                             stdin=subprocess.DEVNULL)
 
 
+def _floor(processes: int, upstream: int, port: int) -> list[subprocess.Popen[bytes]]:
+    """`processes` minimal aiohttp proxies (bench.hop) listening on `port` together, once all listen."""
+    args = [sys.executable, "-m", "bench.hop", "--serve-proxy", str(port), f"http://127.0.0.1:{upstream}/"]
+    procs = [subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL) for _ in range(processes)]
+    deadline = time.monotonic() + 30
+    while _listening(port) < processes:
+        if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+            for proc in procs:
+                _stop(proc)
+            raise RuntimeError(f"the floor's {processes} proxies did not all listen on {port}")
+        time.sleep(0.05)
+    return procs
+
+
+def _listening(port: int) -> int:
+    """Sockets listening on 127.0.0.1:`port`, from /proc/net/tcp (Linux): state 0A is LISTEN."""
+    local = f"0100007F:{port:04X}"
+    with open("/proc/net/tcp") as handle:
+        return sum(1 for line in handle if (cols := line.split())[1:2] == [local] and cols[3] == "0A")
+
+
 def _tree_cpu_s(pid: int) -> float:
     """utime + stime of a process and its children (the workers), from /proc (Linux)."""
     total = 0.0
@@ -196,38 +221,48 @@ def main(argv: list[str] | None = None) -> int:
     assert stub.stdin is not None
     stub.stdin.write(STUB_REPLY)
     stub.stdin.close()
-    rates: dict[int, list[float]] = {1: [], 2: []}
+    arms = [("gateway", 1), ("gateway", 2), ("floor", 1), ("floor", 2)]
+    rates: dict[tuple[str, int], list[float]] = {arm: [] for arm in arms}
     try:
         with tempfile.TemporaryDirectory(prefix="bench-workers-") as tmp:
             for round_ in range(args.rounds):
-                for workers in (1, 2):
-                    port, admin = _free_port(), _free_port()
-                    gateway = _gateway(workers, stub_port, port, admin, Path(tmp))
+                for hop, processes in arms:
+                    port = _free_port()
+                    if hop == "gateway":
+                        admin = _free_port()
+                        procs = [_gateway(processes, stub_port, port, admin, Path(tmp))]
+                    else:
+                        procs = _floor(processes, stub_port, port)
                     try:
-                        _wait_http(f"http://127.0.0.1:{admin}/readyz")
+                        if hop == "gateway":
+                            _wait_http(f"http://127.0.0.1:{admin}/readyz")
                         asyncio.run(_load(port, args.connections, args.warmup, args.requests))
-                        cpu0, (busy0, all0) = _tree_cpu_s(gateway.pid), _machine_busy()
+                        cpu0, (busy0, all0) = sum(map(_tree_cpu_s, (p.pid for p in procs))), _machine_busy()
                         done, failed, elapsed = asyncio.run(_load(port, args.connections, args.seconds,
                                                                   args.requests))
-                        cpu = _tree_cpu_s(gateway.pid) - cpu0
+                        cpu = sum(map(_tree_cpu_s, (p.pid for p in procs))) - cpu0
                         busy1, all1 = _machine_busy()
                     finally:
-                        code = _stop(gateway)
-                    if failed or code != 0:
-                        print(f"round {round_ + 1}, {workers} worker(s): {failed} failed replies, exit {code}",
+                        codes = [_stop(proc) for proc in procs]
+                    if failed or (hop == "gateway" and codes != [0]):
+                        print(f"round {round_ + 1}, {hop} x {processes}: {failed} failed replies, exit {codes}",
                               file=sys.stderr)
                         return 1
                     rate = done / elapsed
-                    rates[workers].append(rate)
-                    print(f"round {round_ + 1}  workers={workers}  {done:6d} replies in {elapsed:5.2f} s  "
-                          f"{rate:6.0f} req/s  gateway CPU {cpu * 1e6 / max(done, 1):4.0f} us/req  "
+                    rates[hop, processes].append(rate)
+                    name = f"workers={processes}" if hop == "gateway" else f"floor x {processes}"
+                    print(f"round {round_ + 1}  {name:10} {done:6d} replies in {elapsed:5.2f} s  "
+                          f"{rate:6.0f} req/s  hop CPU {cpu * 1e6 / max(done, 1):4.0f} us/req  "
                           f"machine busy {100 * (busy1 - busy0) / max(all1 - all0, 1):3.0f} %", flush=True)
     finally:
         stub.terminate()
         stub.wait(timeout=10)
-    one, two = statistics.median(rates[1]), statistics.median(rates[2])
-    print(f"median: 1 worker {one:.0f} req/s, 2 workers {two:.0f} req/s, ratio {two / one:.2f} "
-          f"({os.cpu_count()} CPUs, client and stub agent on the same machine)")
+    median = {arm: statistics.median(values) for arm, values in rates.items()}
+    for hop, one_of, two_of in (("gateway", "worker", "workers"), ("floor", "proxy", "proxies")):
+        one, two = median[hop, 1], median[hop, 2]
+        print(f"median {hop}: 1 {one_of} {one:.0f} req/s, 2 {two_of} {two:.0f} req/s, ratio {two / one:.2f}")
+    print(f"({os.cpu_count()} CPUs, client and stub agent on the same machine; the floor's ratio is what this"
+          " machine lets a two-process hop reach)")
     return 0
 
 

@@ -27,7 +27,7 @@ def test_e2e_bench_quick_mode_runs_all_arms(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     rows = {line.split()[0] for line in proc.stdout.splitlines() if line.strip()}
-    assert {"A1", "A2", "B1", "B2", "B3", "A1/A2:", "B1/B2:", "B3/B2:"} <= rows, proc.stdout
+    assert {"A1", "A2", "B1", "B2", "B3", "A1/A2:", "B1/B2:", "B3/B2:", "B3/A2:"} <= rows, proc.stdout
 
     result = json.loads(out.read_text())
     assert sorted(result["arms"]) == ["A1", "A2", "B1", "B2", "B3"]
@@ -35,7 +35,7 @@ def test_e2e_bench_quick_mode_runs_all_arms(tmp_path: Path) -> None:
         assert arm["n"] == 50, name
         assert len(arm["rounds"]) == 1, name
         assert arm["mean_ms"] > 0 and arm["p50_ms"] <= arm["p99_ms"], (name, arm)
-    assert [r["name"] for r in result["ratios"]] == ["A1/A2", "B1/B2", "B3/B2"]
+    assert [r["name"] for r in result["ratios"]] == ["A1/A2", "B1/B2", "B3/B2", "B3/A2"]
     hops = {name: arm["hop"] for name, arm in result["arms"].items()}
     assert hops == {"A1": "gateway", "A2": "", "B1": "gateway", "B2": "", "B3": "proxy"}
     for name, arm in result["arms"].items():   # a direct arm has no hop whose CPU is read

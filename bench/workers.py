@@ -140,18 +140,27 @@ async def _load(port: int, connections: int, seconds: float, limit: int) -> tupl
     return counts[0], counts[1], elapsed
 
 
-def _gateway(workers: int, upstream: int, port: int, admin: int, tmp: Path) -> subprocess.Popen[bytes]:
+def _gateway(workers: int, upstream: int, port: int, tmp: Path) -> list[subprocess.Popen[bytes]]:
+    """The gateway with `workers` workers listening on `port`, once its admin listener says it is ready."""
+    admin = _free_port()
     path = tmp / f"gateway-{workers}.toml"
     path.write_text(f'[server]\nlisten = "127.0.0.1:{port}"\nworkers = {workers}\nshutdown_grace_seconds = 5.0\n'
                     f'[upstream]\nurl = "http://127.0.0.1:{upstream}"\nversion = "1.0"\n'
                     f'[admin]\nlisten = "127.0.0.1:{admin}"\n[log]\nlevel = "error"\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("A2A_GATEWAY_", "PROMETHEUS_"))}
-    return subprocess.Popen([sys.executable, "-m", "gateway", "--config", str(path)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "gateway", "--config", str(path)], cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL)
+    try:
+        _wait_http(f"http://127.0.0.1:{admin}/readyz")
+    except BaseException:
+        _stop(proc)
+        raise
+    return [proc]
 
 
-def _floor(processes: int, upstream: int, port: int) -> list[subprocess.Popen[bytes]]:
-    """`processes` minimal aiohttp proxies (bench.hop) listening on `port` together, once all listen."""
+def _floor(processes: int, upstream: int, port: int, tmp: Path) -> list[subprocess.Popen[bytes]]:
+    """`processes` minimal aiohttp proxies (bench.hop) listening on `port` together, once all listen (`tmp`,
+    where the gateway writes its configuration, is not needed)."""
     args = [sys.executable, "-m", "bench.hop", "--serve-proxy", str(port), f"http://127.0.0.1:{upstream}/"]
     procs = [subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL) for _ in range(processes)]
     deadline = time.monotonic() + 30
@@ -162,6 +171,11 @@ def _floor(processes: int, upstream: int, port: int) -> list[subprocess.Popen[by
             raise RuntimeError(f"the floor's {processes} proxies did not all listen on {port}")
         time.sleep(0.05)
     return procs
+
+
+# how each kind of hop is started (ready to serve), and the arms of a round: (hop, processes, label)
+_START = {"gateway": _gateway, "floor": _floor}
+_ARMS = (("gateway", 1, "workers=1"), ("gateway", 2, "workers=2"), ("floor", 1, "floor x 1"), ("floor", 2, "floor x 2"))
 
 
 def _listening(port: int) -> int:
@@ -221,21 +235,14 @@ def main(argv: list[str] | None = None) -> int:
     assert stub.stdin is not None
     stub.stdin.write(STUB_REPLY)
     stub.stdin.close()
-    arms = [("gateway", 1), ("gateway", 2), ("floor", 1), ("floor", 2)]
-    rates: dict[tuple[str, int], list[float]] = {arm: [] for arm in arms}
+    rates: dict[tuple[str, int], list[float]] = {(hop, n): [] for hop, n, _ in _ARMS}
     try:
         with tempfile.TemporaryDirectory(prefix="bench-workers-") as tmp:
             for round_ in range(args.rounds):
-                for hop, processes in arms:
+                for hop, processes, name in _ARMS:
                     port = _free_port()
-                    if hop == "gateway":
-                        admin = _free_port()
-                        procs = [_gateway(processes, stub_port, port, admin, Path(tmp))]
-                    else:
-                        procs = _floor(processes, stub_port, port)
+                    procs = _START[hop](processes, stub_port, port, Path(tmp))
                     try:
-                        if hop == "gateway":
-                            _wait_http(f"http://127.0.0.1:{admin}/readyz")
                         asyncio.run(_load(port, args.connections, args.warmup, args.requests))
                         cpu0, (busy0, all0) = sum(map(_tree_cpu_s, (p.pid for p in procs))), _machine_busy()
                         done, failed, elapsed = asyncio.run(_load(port, args.connections, args.seconds,
@@ -244,13 +251,11 @@ def main(argv: list[str] | None = None) -> int:
                         busy1, all1 = _machine_busy()
                     finally:
                         codes = [_stop(proc) for proc in procs]
-                    if failed or (hop == "gateway" and codes != [0]):
-                        print(f"round {round_ + 1}, {hop} x {processes}: {failed} failed replies, exit {codes}",
-                              file=sys.stderr)
+                    if failed or any(codes):
+                        print(f"round {round_ + 1}, {name}: {failed} failed replies, exit {codes}", file=sys.stderr)
                         return 1
                     rate = done / elapsed
                     rates[hop, processes].append(rate)
-                    name = f"workers={processes}" if hop == "gateway" else f"floor x {processes}"
                     print(f"round {round_ + 1}  {name:10} {done:6d} replies in {elapsed:5.2f} s  "
                           f"{rate:6.0f} req/s  hop CPU {cpu * 1e6 / max(done, 1):4.0f} us/req  "
                           f"machine busy {100 * (busy1 - busy0) / max(all1 - all0, 1):3.0f} %", flush=True)

@@ -247,10 +247,8 @@ class _Exchanges(Collector):
     instructions an exchange. One event loop counts and scrapes, so the counts need no lock."""
 
     def __init__(self, requests: Counter, duration: Histogram) -> None:
-        self._requests = next(iter(requests.describe()))   # the families' names, help and labels
+        self._requests = next(iter(requests.describe()))   # the families' names and help
         self._duration = next(iter(duration.describe()))
-        self._labels, self._duration_labels = REQUEST_LABELS, DURATION_LABELS
-        self._bounds = LATENCY_BUCKETS
         self._le = [floatToGoString(b) for b in LATENCY_BUCKETS] + ["+Inf"]   # type: ignore[no-untyped-call]
         self.counts: dict[tuple[str, ...], int] = {}
         # (route, operation, client_version, upstream_version) -> [count per bucket..., count past the last, sum]
@@ -263,21 +261,22 @@ class _Exchanges(Collector):
             return
         series = self.durations.get(key[:4])
         if series is None:
-            series = self.durations[key[:4]] = [0.0] * (len(self._bounds) + 2)
-        series[bisect_left(self._bounds, duration_s)] += 1   # le is inclusive: a bound's own value is in it
+            series = self.durations[key[:4]] = [0.0] * (len(LATENCY_BUCKETS) + 2)
+        series[bisect_left(LATENCY_BUCKETS, duration_s)] += 1   # le is inclusive: a bound's own value is in it
         series[-1] += duration_s
 
     def describe(self) -> Iterator[Metric]:
-        yield CounterMetricFamily(self._requests.name, self._requests.documentation, labels=self._labels)
-        yield HistogramMetricFamily(self._duration.name, self._duration.documentation, labels=self._duration_labels)
+        return iter(self._families())
+
+    def _families(self) -> tuple[CounterMetricFamily, HistogramMetricFamily]:
+        return (CounterMetricFamily(self._requests.name, self._requests.documentation, labels=REQUEST_LABELS),
+                HistogramMetricFamily(self._duration.name, self._duration.documentation, labels=DURATION_LABELS))
 
     def collect(self) -> Iterator[Metric]:
-        requests = CounterMetricFamily(self._requests.name, self._requests.documentation, labels=self._labels)
+        requests, duration = self._families()
         for key, n in self.counts.items():
             requests.add_metric(key, n)
         yield requests
-        duration = HistogramMetricFamily(self._duration.name, self._duration.documentation,
-                                         labels=self._duration_labels)
         for key, series in self.durations.items():
             cumulative, buckets = 0.0, []
             for le, in_bucket in zip(self._le, series[:-1], strict=True):

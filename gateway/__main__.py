@@ -126,7 +126,7 @@ def _entry(module: str, name: str) -> Callable[..., int | None]:
 
 
 def _configure_logging(settings: Settings) -> None:
-    from gateway import observability
+    import gateway.observability as observability
 
     observability.configure(settings.log)
 

@@ -1,8 +1,9 @@
 """The import rules of design.md, enforced by an AST walk: the core is sans-IO (no aiohttp, asyncio,
 structlog, clocks, randomness, environment or logging), only the shell and the demo import aiohttp, only
 observability imports structlog, only the codec imports ujson, and nothing reads the reference folder
-beside the repository. Across the whole package: no import cycle, no private name imported from another
-module, no shim and no re-exports but the package faces (the allowlist below only shrinks)."""
+beside the repository. Across the whole package: no import cycle (`from pkg import mod` read strictly, as
+importing pkg's __init__ too), no module taking a sibling through its package's face, no private name
+imported from another module, no shim and no re-exports but the package faces."""
 
 from __future__ import annotations
 
@@ -126,8 +127,10 @@ def _edges(name: str) -> Iterator[Edge]:
             base = _from_base(name, node)
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
-                if sub in _package():  # `from gateway.config import checks`: the module itself
-                    yield Edge(name, sub, "", node.lineno)
+                if sub in _package():  # `from gateway.config import checks`: the module itself, and
+                    yield Edge(name, sub, "", node.lineno)  # the package's __init__, which runs first
+                    if (face := _own(base)) is not None and face != name:
+                        yield Edge(name, face, "", node.lineno)
                 elif (target := _own(base)) is not None:
                     yield Edge(name, target, alias.name, node.lineno)
 
@@ -243,11 +246,29 @@ def _shims_and_reexports() -> dict[str, str]:
     return out
 
 
+def _faces() -> dict[str, str]:
+    """A module inside a package imports its siblings directly, never through the package's (or an
+    enclosing package's) face, whose __init__ imports its modules: only a name the face defines itself
+    (`from gateway import __version__`) may be taken from it."""
+    out = {}
+    for name in _package():
+        for node in ast.walk(_tree(name)):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = _from_base(name, node)
+            if base not in _package() or _package()[base].name != "__init__.py" or not name.startswith(base + "."):
+                continue
+            through = [a.name for a in node.names if a.name not in _defines(_tree(base))]
+            if through:
+                out[f"face: {_rel_module(name)} imports {through} through {_rel_module(base)}"] = f"line {node.lineno}"
+    return out
+
+
 def _violations() -> dict[str, str]:
-    return {**_cycles(), **_private_imports(), **_shims_and_reexports()}
+    return {**_cycles(), **_private_imports(), **_shims_and_reexports(), **_faces()}
 
 
-@pytest.mark.parametrize("rule", ["cycle", "private", "shim", "re-export"])
+@pytest.mark.parametrize("rule", ["cycle", "private", "shim", "re-export", "face"])
 def test_package_structure(rule: str) -> None:
     new = {k: v for k, v in _violations().items() if k.startswith(f"{rule}: ")}
     assert not new, "\n".join(f"{k} ({v})" for k, v in sorted(new.items()))
@@ -264,6 +285,7 @@ def test_the_structure_checks_catch_what_they_name(tmp_path: Path, monkeypatch: 
         "shim.py": '"""old path"""\nfrom gateway.b import B\n\n__all__ = ["B"]\n',
         "sub/__init__.py": "from gateway.sub.d import D\n\n__all__ = [\"D\"]\n",
         "sub/d.py": '"""d"""\nfrom .e import E\n\nD = E\n__all__ = ["D", "E"]\n',
+        "sub/f.py": '"""f"""\nfrom gateway.sub import d\n\nF = d.D\n',
         "sub/e.py": '"""e"""\nfrom ..b import B as E\n',
     }
     for rel, text in files.items():
@@ -285,4 +307,7 @@ def test_the_structure_checks_catch_what_they_name(tmp_path: Path, monkeypatch: 
         "shim: gateway/sub/e.py": "defines nothing of its own",
         "re-export: gateway/shim.py": "its __all__ passes on ['B']",
         "re-export: gateway/sub/d.py": "its __all__ passes on ['E']",
+        # a sibling taken through its package's face: `from gateway.sub import d` inside gateway.sub
+        "face: gateway/sub/f.py imports ['d'] through gateway/sub/__init__.py": "line 2",
+        "face: gateway/a.py imports ['c'] through gateway/__init__.py": "line 5",
     }

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from gateway.core.agui.a2ui import PROFILES
+from gateway.core.agui import A2UI_VERSIONS
 
 
 class BadValue(ValueError):
@@ -217,8 +217,8 @@ def check_deprecation_link(value: str) -> str:
 
 def check_a2ui_versions(value: tuple[str, ...]) -> tuple[str, ...]:
     for i, item in enumerate(value):
-        if item not in PROFILES:
-            raise BadValue(f"{item!r} is not an A2UI version; expected some of {', '.join(PROFILES)}")
+        if item not in A2UI_VERSIONS:
+            raise BadValue(f"{item!r} is not an A2UI version; expected some of {', '.join(A2UI_VERSIONS)}")
         if item in value[:i]:
             raise BadValue(f"{item!r} is listed twice (the list is an order of preference)")
     return value

@@ -56,7 +56,7 @@ from gateway.config.settings import (
     TracingSettings,
     UpstreamSettings,
 )
-from gateway.core.agui.a2ui import RENDERED
+from gateway.core.agui import A2UI_DEFAULT_VERSIONS
 from gateway.core.quirks import Quirks
 
 __all__ = [
@@ -495,7 +495,7 @@ _TABLE: tuple[Key, ...] = (
         "How a user action is encoded for the agent: \"auto\" in the A2UI version of its surface, a "
         "version to force one, \"bare\" for the action object alone.",
         choices=("auto", "v0.8", "v0.9", "v0.9.1", "v0.10", "v1.0", "bare")),
-    Key("agui.a2ui_versions", "list", RENDERED,
+    Key("agui.a2ui_versions", "list", A2UI_DEFAULT_VERSIONS,
         "A2UI versions the gateway may activate with the agent, best first: the first one the agent card "
         "lists is used. The default holds what the common front ends draw (CopilotKit, assistant-ui, the "
         "A2UI React and Lit renderers: v0.9, and v0.8 for older ones); add \"v1.0\" or \"v0.10\" for a "

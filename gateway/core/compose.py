@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.dialects import STATE_ALIASES_V10, TERMINAL_V10, V10_STATE_BY_NUMBER
 from gateway.core.errors import (
     GatewayError,

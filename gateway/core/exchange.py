@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.bindings import grpc, jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.compose import NO_HISTORY_LIMIT

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.bindings import jsonrpc
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, UnknownOperation

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from gateway.core import dialects, jsoncodec
+import gateway.core.dialects as dialects
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.dialects import SPECS, STREAM_MEMBERS_V10, TERMINAL_V10, DialectSpec
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, MalformedEnvelope, StreamError

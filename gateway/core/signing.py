@@ -17,7 +17,7 @@ from typing import Any
 
 import rfc8785
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.types import JsonObj
 
 __all__ = ["ALGORITHMS", "SIGNATURES", "CardSignature", "SigningError", "b64url", "b64url_decode", "compact",

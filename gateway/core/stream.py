@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-from gateway.core import dialects, jsoncodec
+import gateway.core.dialects as dialects
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.bindings.jsonrpc import NOT_PLAIN, error_envelope, plain_result, response_from_json, result_envelope
 from gateway.core.dialects import BINDINGS
 from gateway.core.errors import (

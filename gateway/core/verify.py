@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
 from gateway.core.errors import GatewayError

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from aiohttp import web
 
+import gateway.shell.task_index as task_index
 from gateway.config import ConfigError, Problem, Settings
 from gateway.core.card import CARD_PATHS
 from gateway.core.types import Binding
 from gateway.observability import get_logger
-from gateway.shell import task_index
 from gateway.shell.admin import ProcessStatus, build_admin_app
 from gateway.shell.doors import agui, card, jsonrpc, rest
 from gateway.shell.guard import Guard
@@ -69,7 +69,7 @@ def build_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(task_index.cleanup_ctx)
     lifecycle.follow_in_gauges()
     if settings.routes:
-        from gateway.shell import routes
+        import gateway.shell.routes as routes
 
         routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject, edge,
                                                                                track), track)

@@ -88,7 +88,7 @@ class Supervisor:
         self.exit_code = 0
         self._stop = asyncio.Event()
         self._multiproc = os.environ[MULTIPROC_ENV]
-        from gateway.shell import metrics  # after MULTIPROC_ENV is set: the parent's own series go to files
+        import gateway.shell.metrics as metrics
 
         self._metrics = metrics
         own = metrics.SupervisorMetrics()

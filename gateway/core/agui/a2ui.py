@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.errors import GatewayError
 from gateway.core.types import JsonObj
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.agui.a2ui import CREATE_OP, DELETE_OP, op_of
 from gateway.core.types import JsonObj
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.types import JsonObj
 
 RUN_STARTED = "RUN_STARTED"

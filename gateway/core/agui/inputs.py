@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.agui.a2ui import InvalidAction, read_action
 from gateway.core.errors import GatewayError
 from gateway.core.types import JsonObj

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.core.agui import events as ev
+import gateway.core.agui.events as ev
 from gateway.core.agui.session import ThreadSession
 from gateway.core.dialects import V10_STATE_NUMBER
 from gateway.core.types import JsonObj

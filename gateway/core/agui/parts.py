@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.core.agui import a2ui
-from gateway.core.agui import events as ev
+import gateway.core.agui.a2ui as a2ui
+import gateway.core.agui.events as ev
 from gateway.core.types import JsonObj
 
 

@@ -7,9 +7,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gateway.core import exchange
-from gateway.core.agui import a2ui
-from gateway.core.agui import events as ev
+import gateway.core.agui.a2ui as a2ui
+import gateway.core.agui.events as ev
+import gateway.core.exchange as exchange
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.session import ThreadSession
 from gateway.core.dialects import INTERRUPTED_V10, STATE_TO_V10

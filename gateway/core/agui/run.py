@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from gateway.core.agui import a2ui, mirror
-from gateway.core.agui import events as ev
+import gateway.core.agui.a2ui as a2ui
+import gateway.core.agui.events as ev
+import gateway.core.agui.mirror as mirror
 from gateway.core.agui.compact import MAX_SNAPSHOT_BYTES, for_snapshot
 from gateway.core.agui.inputs import RunInput
 from gateway.core.agui.parts import custom_part, joined_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from gateway.core.agui import events as ev
+import gateway.core.agui.events as ev
 from gateway.core.types import JsonObj
 
 Mode = Literal["cumulative", "append", "new"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.dialects import STREAM_MEMBERS_V10
 from gateway.core.errors import InvalidAgentResponse
 from gateway.core.exchange import Again, Call, Reply, Result

@@ -8,10 +8,11 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import gateway.core.translate.messages as messages
+import gateway.core.translate.push_config as push_config
 from gateway.core.dialects import V03_SPECS, DialectSpec
 from gateway.core.errors import TranslationError, UnsupportedOperation
 from gateway.core.notes import Cx
-from gateway.core.translate import messages, push_config
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
 from gateway.core.translate.shape import arr, drop_unknown, obj, strings
 from gateway.core.types import V03REST, V03RPC, V10, Dialect, JsonObj

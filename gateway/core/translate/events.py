@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import gateway.core.translate.messages as messages
+import gateway.core.translate.tasks as tasks
 from gateway.core.dialects import (
     TERMINAL_V10,
     V03_SPECS,
@@ -16,7 +18,6 @@ from gateway.core.dialects import (
 )
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate import messages, tasks
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
 from gateway.core.translate.shape import drop_unknown, obj
 from gateway.core.types import V03RPC, V10, Dialect, JsonObj

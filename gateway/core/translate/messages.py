@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import gateway.core.translate.parts as parts
 from gateway.core.dialects import V03_SPECS, V03RPC_SPEC, V10_ROLE_BY_NUMBER, DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate import parts
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
 from gateway.core.translate.shape import drop_unknown, obj, strings
 from gateway.core.types import V03RPC, V10, Dialect, JsonObj

@@ -8,10 +8,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import gateway.core.translate.messages as messages
+import gateway.core.translate.parts as parts
 from gateway.core.dialects import STATE_ALIASES_V10, V03_SPECS, V10_STATE_BY_NUMBER, V10_STATE_NUMBER, DialectSpec
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
-from gateway.core.translate import messages, parts
 from gateway.core.translate.registry import Family, Table, Translator
 from gateway.core.translate.shape import arr, drop_unknown, obj, strings
 from gateway.core.types import V10, Dialect, JsonObj

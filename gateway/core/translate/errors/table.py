@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gateway.core import jsoncodec
+import gateway.core.jsoncodec as jsoncodec
 from gateway.core.errors import GatewayError, LimitExceeded, MalformedEnvelope
 from gateway.core.notes import Cx
 from gateway.core.translate.shape import drop_unknown, expect, obj, required, text

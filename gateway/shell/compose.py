@@ -278,7 +278,7 @@ async def _follow(seat: Seat[Any, Out], iface: Interface, relay: StreamRelay[Any
         if change is not None:
             written += await seat.write(relay.emit(change))
             last, quiet, since_write = task_state(change), 0.0, 0.0
-        elif quiet >= settings.upstream.timeout.idle_stream:
+        elif quiet >= seat.upstream.deadlines.idle:
             break
         elif 0 < settings.server.heartbeat_seconds <= since_write:
             written += await seat.keepalive()

@@ -107,7 +107,7 @@ class HttpSeat:
     async def pump(self, resp: StreamReply, relay: StreamRelay[Any, bytes]) -> int:
         settings = self.ctx.settings
         return await pump(self._open(), resp, relay, heartbeat=settings.server.heartbeat_seconds,
-                          lifecycle=self.ctx.lifecycle, idle_timeout=settings.upstream.timeout.idle_stream,
+                          lifecycle=self.ctx.lifecycle, idle_timeout=self.ctx.upstream.deadlines.idle,
                           budget=self.ctx.budget)
 
     async def keepalive(self) -> int:

@@ -263,7 +263,7 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: StreamReply, relay: Relay) -> int:
     written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
-                         lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
+                         lifecycle=ctx.lifecycle, idle_timeout=ctx.upstream.deadlines.idle)
     await stream.write_eof()
     return written
 
@@ -333,7 +333,7 @@ async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamRe
     if not exchange.op.streaming:
         while True:
             reply = await channels.unary(iface.url, out.path, out.body or b"", metadata,
-                                         timeout=settings.upstream.timeout.total_unary)
+                                         timeout=ctx.upstream.deadlines.unary)
             step = exchange.client_grpc_reply(reply.status or reply.message or b"")
             if isinstance(step, Done):
                 ctx.outcome = "error" if step.reply.error else "ok"
@@ -350,10 +350,10 @@ async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamRe
 
 async def _grpc_stream(ctx: Context, exchange: Exchange, call: GrpcStream, relay: Any) -> web.StreamResponse:
     """A gRPC agent's stream as the HTTP caller's SSE: a refusal before the first message is a plain reply."""
-    settings, client = ctx.settings, exchange.call.version
-    head = await call.head(settings.upstream.timeout.first_byte)
+    client = exchange.call.version
+    head = await call.head(ctx.upstream.deadlines.first_byte)
     stream: web.StreamResponse | None = None
-    async for message in call.messages(settings.upstream.timeout.idle_stream):
+    async for message in call.messages(ctx.upstream.deadlines.idle):
         stream = stream or await start_stream(ctx, _grpc_headers(head, client))
         await stream.write(relay.feed_item(exchange.grpc_item(message)))
         if relay.done:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import aiohttp
 from multidict import CIMultiDictProxy
 
-from gateway.config import LimitsSettings, UpstreamSettings
+from gateway.config import LimitsSettings, TimeoutSettings, UpstreamSettings
 from gateway.core import jsoncodec
 from gateway.core.card import CARD_PATHS, Interface, UpstreamCard, read_upstream_card
 from gateway.core.errors import (
@@ -50,6 +50,22 @@ log = get_logger("gateway.upstream")
 _FIXED = {"0.3": Version.V03, "1.0": Version.V10}
 _RESETS = frozenset({errno.ECONNRESET, errno.EPIPE})
 _BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST, "GRPC": Binding.GRPC}
+
+
+@dataclass(frozen=True, slots=True)
+class Deadlines:
+    """Every deadline toward the agent, one value built once from [upstream.timeout] (as httpx's Timeout) and
+    carried by the Upstream: the shell reads the deadlines here and nowhere else, so a new one is a field of
+    this class (and its key in the configuration), not an edit at each call site."""
+
+    connect: float      # a connection's set-up, TCP and TLS
+    first_byte: float   # a stream's reply head (and the AG-UI run's wait for the agent's card)
+    idle: float         # a stream quiet between two events
+    unary: float        # a unary call, whole: request sent, reply read
+
+    @classmethod
+    def of(cls, timeout: TimeoutSettings) -> Deadlines:
+        return cls(timeout.connect, timeout.first_byte, timeout.idle_stream, timeout.total_unary)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +183,7 @@ class Upstream:
 
     def __init__(self, settings: UpstreamSettings, limits: LimitsSettings, *, metrics: Metrics | None = None) -> None:
         self.settings = settings
+        self.deadlines = Deadlines.of(settings.timeout)
         self.limits = limits
         self.max_body_bytes = limits.max_body_bytes
         self._unary: Pool | None = None
@@ -214,7 +231,7 @@ class Upstream:
         self._unary, self._streams = self._new_pools()
 
     def _new_pools(self) -> tuple[Pool, Pool]:
-        t, limits = self.settings.timeout, self.limits
+        t, limits = self.deadlines, self.limits
         # no per-read timer: unary calls are bounded by one asyncio.timeout(total_unary), streams by
         # first_byte until their head, then by the relay
         return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, t.connect),
@@ -244,6 +261,7 @@ class Upstream:
         are returned for the caller to close once the requests using them are done."""
         old, old_limits = self.settings, self.limits
         self.settings, self.limits, self.max_body_bytes = settings, limits, limits.max_body_bytes
+        old_deadlines, self.deadlines = self.deadlines, Deadlines.of(settings.timeout)
         if (old.url, old.version, old.binding, old.tenant) != (settings.url, settings.version,
                                                                settings.binding, settings.tenant):
             self._card, self._card_at, self.last_card_error = None, 0.0, None
@@ -252,8 +270,8 @@ class Upstream:
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
         new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
-        if self._unary is None or self._streams is None or (old.url, old.timeout, pools) == (
-                settings.url, settings.timeout, new_pools):
+        if self._unary is None or self._streams is None or (old.url, old_deadlines, pools) == (
+                settings.url, self.deadlines, new_pools):
             return []
         retired = [self._unary, self._streams]
         self._unary, self._streams = self._new_pools()
@@ -442,7 +460,7 @@ class Upstream:
             await pool.acquire(self.metrics)
         try:
             # the whole call's deadline, on the reply (Links): no timer of its own
-            due = time.monotonic() + self.settings.timeout.total_unary
+            due = time.monotonic() + self.deadlines.unary
             resp = await self._send(pool, method, url, headers, body, query, read_only, due, due)
             try:
                 if resp.status >= 500:
@@ -467,7 +485,7 @@ class Upstream:
         the caller must release the response (its connection's slot comes back with it)."""
         pool = self._streams
         assert pool is not None, "Upstream.start() not awaited"
-        t = self.settings.timeout
+        t = self.deadlines
         if self.inject is not None:
             self.inject(headers)
         if not pool.take():

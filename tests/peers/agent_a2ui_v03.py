@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import a2ui_common as scenario
 import peer_common as common
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -72,15 +74,19 @@ class A2uiExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(base: str, rest_only: bool) -> object:
-    """JSON-RPC only, or (`rest_only`) HTTP+JSON only: the card lists the one binding served."""
+def build_app(base: str, rest_only: bool, grpc_server: Any = None, grpc_url: str | None = None) -> object:
+    """JSON-RPC only, (`rest_only`) HTTP+JSON only, or (`grpc_server`) gRPC only, its HTTP port serving the
+    card alone: the card lists the one binding served."""
+    url, transport = ((grpc_url, "GRPC") if grpc_server is not None
+                      else (base, "HTTP+JSON") if rest_only  # a REST base: /v1/... and the card at the root
+                      else (base + common.JSONRPC_PATH, "JSONRPC"))
     card = AgentCard(
         name="a2ui test peer (a2a-sdk 0.3)",
         description="Paints A2UI surfaces",
         version="1.0.0",
         protocol_version="0.3.0",
-        url=base if rest_only else base + common.JSONRPC_PATH,  # a REST base: /v1/... and the card at the root
-        preferred_transport="HTTP+JSON" if rest_only else "JSONRPC",
+        url=url,
+        preferred_transport=transport,
         capabilities=AgentCapabilities(
             streaming=True,
             extensions=[
@@ -97,15 +103,37 @@ def build_app(base: str, rest_only: bool) -> object:
         skills=[AgentSkill(id="tables", name="Tables", description="Book a table", tags=["a2ui"])],
     )
     handler = DefaultRequestHandler(agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore())
+    if grpc_server is not None:
+        from a2a.grpc import a2a_pb2_grpc
+        from a2a.server.request_handlers import GrpcHandler
+        from starlette.applications import Starlette
+        from starlette.responses import JSONResponse
+        from starlette.routing import Route
+
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(card, handler), grpc_server)
+        served = card.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return Starlette(routes=[Route(common.CARD_PATH, lambda _: JSONResponse(served))])
     if rest_only:
         return A2ARESTFastAPIApplication(agent_card=card, http_handler=handler).build(rpc_url="")
     return A2AStarletteApplication(agent_card=card, http_handler=handler).build(rpc_url=common.JSONRPC_PATH)
 
 
 def main() -> None:
-    args = common.agent_argparser("a2a-sdk 0.3.x A2UI test agent (--rest: HTTP+JSON only)").parse_args()
+    parser = common.agent_argparser("a2a-sdk 0.3.x A2UI test agent (--rest: HTTP+JSON only)")
+    parser.add_argument("--grpc-only", action="store_true", help="gRPC only; the HTTP port serves the card alone")
+    args = parser.parse_args()
     sock = common.bind(args.host, args.port)
-    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}", args.rest), sock)
+    base = f"http://{args.host}:{sock.getsockname()[1]}"
+    if not args.grpc_only:
+        common.serve(build_app(base, args.rest), sock)
+        return
+
+    async def start() -> object:
+        apps: list[object] = []
+        await common.start_grpc_server(args.host, lambda server, url: apps.append(build_app(base, False, server, url)))
+        return apps[0]
+
+    common.serve_started(start, sock)
 
 
 if __name__ == "__main__":

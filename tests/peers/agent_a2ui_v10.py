@@ -4,6 +4,8 @@ requested, paints two surfaces on `show`, answers a schema-complete `book` actio
 
 from __future__ import annotations
 
+from typing import Any
+
 import a2ui_common as scenario
 import peer_common as common
 from a2a.helpers import new_task_from_user_message
@@ -76,16 +78,18 @@ class A2uiExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(base: str, rest_only: bool) -> Starlette:
-    """JSON-RPC only, or (`rest_only`) HTTP+JSON only: the card lists the one binding served."""
-    binding, path = ((TransportProtocol.HTTP_JSON.value, common.REST_PATH) if rest_only
-                     else (TransportProtocol.JSONRPC.value, common.JSONRPC_PATH))
+def build_app(base: str, rest_only: bool, grpc_server: Any = None, grpc_url: str | None = None) -> Starlette:
+    """JSON-RPC only, (`rest_only`) HTTP+JSON only, or (`grpc_server`) gRPC only, its HTTP port serving the
+    card alone: the card lists the one binding served."""
+    binding, url = ((TransportProtocol.GRPC.value, grpc_url) if grpc_server is not None
+                    else (TransportProtocol.HTTP_JSON.value, base + common.REST_PATH) if rest_only
+                    else (TransportProtocol.JSONRPC.value, base + common.JSONRPC_PATH))
     card = AgentCard(
         name="a2ui test peer (a2a-sdk 1.x)",
         description="Paints A2UI surfaces",
         version="1.0.0",
         supported_interfaces=[
-            AgentInterface(url=base + path, protocol_binding=binding, protocol_version=PROTOCOL_VERSION_1_0)
+            AgentInterface(url=url, protocol_binding=binding, protocol_version=PROTOCOL_VERSION_1_0)
         ],
         capabilities=AgentCapabilities(
             streaming=True,
@@ -105,15 +109,33 @@ def build_app(base: str, rest_only: bool) -> Starlette:
     handler = DefaultRequestHandler(
         agent_executor=A2uiExecutor(), task_store=InMemoryTaskStore(), agent_card=card
     )
+    if grpc_server is not None:
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
+        return Starlette(routes=create_agent_card_routes(card))
     routes = (create_rest_routes(handler, path_prefix=common.REST_PATH) if rest_only
               else create_jsonrpc_routes(handler, common.JSONRPC_PATH))
     return Starlette(routes=[*create_agent_card_routes(card), *routes])
 
 
 def main() -> None:
-    args = common.agent_argparser("a2a-sdk 1.x A2UI test agent (--rest: HTTP+JSON only)").parse_args()
+    parser = common.agent_argparser("a2a-sdk 1.x A2UI test agent (--rest: HTTP+JSON only)")
+    parser.add_argument("--grpc-only", action="store_true", help="gRPC only; the HTTP port serves the card alone")
+    args = parser.parse_args()
     sock = common.bind(args.host, args.port)
-    common.serve(build_app(f"http://{args.host}:{sock.getsockname()[1]}", args.rest), sock)
+    base = f"http://{args.host}:{sock.getsockname()[1]}"
+    if not args.grpc_only:
+        common.serve(build_app(base, args.rest), sock)
+        return
+
+    async def start() -> Starlette:
+        apps: list[Starlette] = []
+        await common.start_grpc_server(args.host, lambda server, url: apps.append(build_app(base, False, server, url)))
+        return apps[0]
+
+    common.serve_started(start, sock)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ ACTION = {
 
 def _start(generation: Generation, binding: str) -> Agent:
     args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_a2ui_{generation}.py"), "--port", "0",
-            *(["--rest"] if binding == "rest" else [])]
+            *({"rest": ["--rest"], "grpc": ["--grpc-only"]}.get(binding, []))]
     fd, log_name = tempfile.mkstemp(prefix=f"peer-a2ui-{generation}-", suffix=".log")
     with os.fdopen(fd, "w") as log:
         process = subprocess.Popen(
@@ -46,14 +46,16 @@ def _start(generation: Generation, binding: str) -> Agent:
     return agent
 
 
-# the agent serves one binding: JSON-RPC, or HTTP+JSON only (the door plans a v1.0 call, the exchange carries it).
+# the agent serves one binding: JSON-RPC, HTTP+JSON or gRPC only (the door plans a v1.0 call, the agent port
+# carries it over whatever binding the card lists; a gRPC-only agent's HTTP port serves its card alone).
 # The 1.x agent lists A2UI v1.0 and v0.9: on its defaults the gateway activates v0.9, what front ends draw; a
 # user whose front end draws v1.0 (assistant-ui) widens agui.a2ui_versions, as the last case does.
 WIDEN = "v1.0,v0.9"
 
 
 @pytest.fixture(scope="module", params=[("v10", "jsonrpc", ""), ("v03", "jsonrpc", ""), ("v10", "rest", ""),
-                                        ("v03", "rest", ""), ("v10", "jsonrpc", WIDEN)],
+                                        ("v03", "rest", ""), ("v10", "grpc", ""), ("v03", "grpc", ""),
+                                        ("v10", "jsonrpc", WIDEN)],
                 ids=lambda p: "-".join(filter(None, (p[0], p[1], p[2] and "a2ui-v1.0-first"))))
 def gateway(request: pytest.FixtureRequest) -> Iterator[tuple[str, Gateway, Agent]]:
     generation, binding, preference = request.param

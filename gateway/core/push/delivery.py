@@ -10,7 +10,7 @@ from typing import Any
 import gateway.core.jsoncodec as jsoncodec
 from gateway.core.dialects import STREAM_MEMBERS_V10
 from gateway.core.errors import InvalidAgentResponse
-from gateway.core.exchange import Again, Call, Reply, Result
+from gateway.core.exchange import Call, Result
 from gateway.core.notes import Cx
 from gateway.core.operations import BY_NAME
 from gateway.core.push.seal import ClientRoute
@@ -129,10 +129,11 @@ def _delivery(route: ClientRoute, body: Any) -> Delivery:
     return Delivery(route.url, headers, jsoncodec.dumpb(body))
 
 
-def fetched_task(step: Result | Again | Reply) -> JsonObj:
-    """The notification to plan again with, from the read reply of a NeedTask's GetTask call: `{"task": …}`.
-    An A2A error or a reply that carries no Task is InvalidAgentResponse (not worth retrying)."""
-    if isinstance(step, Reply | Again):
+def fetched_task(step: Result | None) -> JsonObj:
+    """The notification to plan again with, from the read reply of a NeedTask's GetTask call (None: it could
+    not be read): `{"task": …}`. An A2A error or a reply that carries no Task is InvalidAgentResponse (not
+    worth retrying)."""
+    if step is None:
         raise InvalidAgentResponse("task fetch failed: the agent's reply could not be read")
     if not step.ok:
         error = step.value if type(step.value) is dict else {}

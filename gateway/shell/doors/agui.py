@@ -12,11 +12,10 @@ import time
 import uuid
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 from aiohttp import web
-from multidict import CIMultiDict
 
 from gateway.config import Settings
 from gateway.core import jsoncodec
@@ -40,12 +39,16 @@ from gateway.core.quirks import Quirks
 from gateway.core.stream import HubItem, StreamRelay
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger
-from gateway.shell.headers import RequestHeaders, upstream_request_headers
+from gateway.shell import agent_port
+from gateway.shell.agent_port import Caller
 from gateway.shell.lifecycle import Track
 from gateway.shell.pipeline import Context, read_body, serve
 from gateway.shell.relay import SSE_HEADERS, pump
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.upstream import Upstream, read_bounded
+
+if TYPE_CHECKING:
+    from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
 log = get_logger("gateway.agui")
 T = TypeVar("T")
@@ -248,44 +251,93 @@ class RunDoor:
                         rest_bytes=self.ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                         rest_bytes_guess=self.ctx.upstream.rest_bytes_guess if rest_agent else None)
 
-    def _headers(self, iface: Interface, call: Call, streaming: bool) -> RequestHeaders:
-        client: CIMultiDict[str] = CIMultiDict()
+    def _caller(self, call: Call) -> Caller:
+        """What of the run's caller travels to the agent: its credentials and the extensions the run asks for."""
+        headers = {}
         authorization = self.ctx.forwarded_headers().get("Authorization")
         if authorization:
-            client["Authorization"] = authorization
+            headers["Authorization"] = authorization
         if call.extensions:
-            client["A2A-Extensions"] = ", ".join(call.extensions)
-        ctype = _JSON if iface.binding is Binding.JSONRPC or iface.version is Version.V03 else "application/a2a+json"
-        headers = upstream_request_headers(client, iface.version, peer=None, extra=self.settings.upstream.headers,
-                                           content_type=ctype)
-        headers["Accept"] = "text/event-stream" if streaming else _JSON
-        return headers
+            headers["A2A-Extensions"] = ", ".join(call.extensions)
+        return Caller(headers)
 
     async def _exchange(self, iface: Interface, call: Call) -> None:
+        """The run's one A2A call, through the agent port: whatever binding the agent's interface speaks."""
         exchange = self._exchange_for(iface, call)
         try:
-            out = exchange.upstream_request()
-            op = exchange.op
-            url = iface.url if not out.path else iface.url.rstrip("/") + out.path
-            first_byte = self.settings.upstream.timeout.first_byte
+            if exchange.op.streaming:
+                await self._stream(exchange, self._caller(call))
+            else:
+                await self._unary(exchange, self._caller(call))
+        except GatewayError as err:   # the call could not be made (untranslatable params), or read
+            await self.send(self.run.fail(*_fault(err)))
+        finally:
+            self.ctx.notes.extend(exchange.notes)
+
+    async def _unary(self, exchange: Exchange, caller: Caller) -> None:
+        try:
+            got = await self.waiting(agent_port.result(self.ctx.upstream, exchange, caller),
+                                     self.ctx.upstream.deadlines.unary)
+        except TimeoutError:
+            await self.send(self.run.fail("upstream.timeout", "the agent did not answer in time"))
+            return
+        if isinstance(got, agent_port.Challenge):
+            await self.send(self.run.fail(f"upstream.http_{got.status}", f"the agent answered HTTP {got.status}"))
+        elif not got.ok:
+            await self.send(self.run.on_rpc_error(got.value))
+        else:
+            member = exchange.op.unary_member
+            await self.send(self.run.on_item({member: got.value} if member else got.value))
+
+    async def _stream(self, exchange: Exchange, caller: Caller) -> None:
+        upstream = self.ctx.upstream
+        async with contextlib.AsyncExitStack() as held:
             try:
-                resp = await self.waiting(self.ctx.upstream.open(
-                    out.method, url, headers=self._headers(iface, call, op.streaming), body=out.body,
-                    query=out.query), first_byte)
-            except GatewayError as err:
-                await self.send(self.run.fail("upstream.unreachable", err.message))
-                return
+                resp = await self.waiting(held.enter_async_context(
+                    agent_port.open_stream(upstream, exchange, caller)), upstream.deadlines.first_byte)
             except TimeoutError:
                 await self.send(self.run.fail("upstream.timeout", "the agent did not answer in time"))
                 return
-            try:
-                await self._reply(exchange, op, resp)
-            finally:
-                resp.close()
-        except GatewayError as err:   # the call could not be made (untranslatable params)
-            await self.send(self.run.fail("upstream.protocol_error", err.message))
+            except (UpstreamUnavailable, UpstreamTimeout, GatewayOverloaded) as err:
+                await self.send(self.run.fail("upstream.unreachable", err.message))
+                return
+            if isinstance(resp, StreamReply):
+                await self._reply(exchange, exchange.op, resp)
+            else:
+                await self._grpc_stream(exchange, resp)
+
+    async def _grpc_stream(self, exchange: Exchange, stream: GrpcStream) -> None:
+        """A gRPC agent's stream into the run: each message through the v1.0 hub relay, keep-alives while the
+        agent is quiet, the agent's idle deadline, and the settle wait after an interrupted state."""
+        deadlines = self.ctx.upstream.deadlines
+        relay = RunRelay(exchange.hub_stream(max_event_bytes=self.settings.limits.max_sse_event_bytes), self.run, self)
+        handle = self.ctx.lifecycle.stream(stream, relay.relay, "translated", self.ctx.budget)
+        try:
+            await self.waiting(stream.head(deadlines.first_byte), deadlines.first_byte)
+            messages = stream.messages(deadlines.idle).__aiter__()
+            while not relay.done and not stream.drained:
+                try:
+                    message = await self.waiting(messages.__anext__(),
+                                                 self.settings.agui.settle_seconds if relay.holding else float("inf"))
+                except TimeoutError:   # the settle wait after an interrupted state is over
+                    await self._write(relay.release())
+                    break
+                except StopAsyncIteration:
+                    await self._write(relay.close() if stream.status is None
+                                      else relay.fail_with(exchange.grpc_error(stream.status)))
+                    break
+                await self._write(relay.feed_item(exchange.grpc_item(message)))
+        except UpstreamTimeout:
+            await self._write(relay.fail(UpstreamTimeout("the agent was silent for too long")))
         finally:
-            self.ctx.notes.extend(exchange.notes)
+            handle.close()
+        self.sent += relay.events_out
+        self._ended(relay.last)
+
+    async def _write(self, data: bytes) -> None:
+        if data:
+            await self.response.write(data)
+            self.last_write = time.monotonic()
 
     async def _reply(self, exchange: Exchange, op: Operation, resp: StreamReply) -> None:
         try:
@@ -293,14 +345,14 @@ class RunDoor:
                 relay = RunRelay(exchange.hub_stream(max_event_bytes=self.settings.limits.max_sse_event_bytes),
                                  self.run, self)
                 await pump(self.response, resp, relay, heartbeat=self.settings.server.heartbeat_seconds,
-                           idle_timeout=self.settings.upstream.timeout.idle_stream, lifecycle=self.ctx.lifecycle,
+                           idle_timeout=self.ctx.upstream.deadlines.idle, lifecycle=self.ctx.lifecycle,
                            keepalive=events.PING, hold_seconds=self.settings.agui.settle_seconds,
                            budget=self.ctx.budget)
                 self.sent += relay.events_out
                 self._ended(relay.last)
                 return
             body = await self.waiting(read_bounded(resp, self.ctx.upstream.max_body_bytes),
-                                      self.settings.upstream.timeout.total_unary)
+                                      self.ctx.upstream.deadlines.unary)
             await self._result(exchange, op, resp.status, body)
         except TimeoutError:
             await self.send(self.run.fail("upstream.timeout", "the agent was silent for too long"))
@@ -308,8 +360,6 @@ class RunDoor:
             if isinstance(exc, ConnectionResetError):   # our client left while we were writing
                 raise
             await self.send(self.run.fail("upstream.unreachable", f"upstream stream broke: {type(exc).__name__}"))
-        except GatewayError as err:
-            await self.send(self.run.fail("upstream.protocol_error", err.message))
 
     async def _result(self, exchange: Exchange, op: Operation, status: int, body: bytes) -> None:
         """A unary reply (or a stream refused before its first event), read for the v1.0 run."""
@@ -339,15 +389,11 @@ class RunDoor:
     async def _cancel(self, iface: Interface, task_id: str) -> None:
         call = Call("cancel_task", {"id": task_id})
         exchange = self._exchange_for(iface, call)
-        upstream = self.ctx.upstream
         try:
-            out = exchange.upstream_request()
-            url = iface.url if not out.path else iface.url.rstrip("/") + out.path
-            async with asyncio.timeout(self.settings.upstream.timeout.total_unary):
-                reply = await upstream.request(out.method, url, headers=self._headers(iface, call, False),
-                                               body=out.body, query=out.query)
-            step = exchange.read_reply(reply.status, reply.body)
-            error = None if isinstance(step, Result) and step.ok else getattr(step, "value", {"code": None})
+            async with asyncio.timeout(self.ctx.upstream.deadlines.unary):
+                got = await agent_port.result(self.ctx.upstream, exchange, self._caller(call))
+            error = None if isinstance(got, Result) and got.ok else \
+                got.value if isinstance(got, Result) else {"code": got.status}
             log.info("agui_task_cancelled", task=task_id, thread=self.run.input.thread_id,
                      error=None if error is None else error.get("code"))
         except (GatewayError, TimeoutError, aiohttp.ClientError) as exc:
@@ -399,11 +445,22 @@ class RunRelay:
     def close(self) -> bytes:
         return self._items(self.relay.close()) + self._frames(self.run.on_eof())
 
+    def feed_item(self, raw: Any) -> bytes:
+        """One item of an agent that sends items rather than bytes (a gRPC agent's message, decoded)."""
+        out = self._items(self.relay.feed_item(raw))
+        if self.relay.done and not self.run.done:
+            out += self._frames(self.run.on_eof())
+        return out
+
     def release(self) -> bytes:
         return self._frames(self.run.on_eof())
 
     def fail(self, error: GatewayError) -> bytes:
         return self._items(self.relay.fail(error))
+
+    def fail_with(self, hub_error: JsonObj) -> bytes:
+        """The agent's own error status ending its stream (a gRPC agent's), as the v1.0 hub's error."""
+        return self._items(self.relay.error(hub_error))
 
 
 def _fault(err: GatewayError) -> tuple[str, str]:

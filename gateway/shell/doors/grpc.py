@@ -323,7 +323,7 @@ class GrpcListener:
                           query: Any) -> bytes | GrpcStatus:
         iface = exchange.upstream
         while True:
-            async with asyncio.timeout(call.remaining(call.settings.upstream.timeout.total_unary)):
+            async with asyncio.timeout(call.remaining(self.upstream.deadlines.unary)):
                 reply = await self.upstream.request(method, _url(iface, path), body=body, query=query,
                                                     headers=self._headers(call, iface, "*/*"))
             failed = _http_failure(reply.status, reply.headers)
@@ -377,7 +377,7 @@ class GrpcListener:
         response is always closed."""
         reader = resp.content
         handle = self.lifecycle.stream(reader, relay, "translated", call.budget)
-        idle = call.settings.upstream.timeout.idle_stream
+        idle = self.upstream.deadlines.idle
         last = time.monotonic()
         written = 0
         try:
@@ -449,7 +449,7 @@ class GrpcListener:
         metadata = self._agent_metadata(call, iface)
         if not call.rpc.streaming:
             reply = await channels.unary(iface.url, path, request, metadata,
-                                         timeout=call.remaining(settings.upstream.timeout.total_unary))
+                                         timeout=call.remaining(self.upstream.deadlines.unary))
             await self._agent_head(call, reply.initial)
             self._agent_trailer(call, reply.trailing)
             outcome: bytes | GrpcStatus = reply.status if reply.status is not None else reply.message or b""
@@ -485,10 +485,9 @@ class GrpcListener:
                                  exchange: Exchange | None) -> bytes | GrpcStatus:
         """A gRPC agent's stream to the caller: each message (passed through, or its relay's frames), the
         agent's trailer, then its status (or the relay's ending)."""
-        settings = call.settings
         events = 0
-        await self._agent_head(call, await stream.head(settings.upstream.timeout.first_byte))
-        async for message in stream.messages(settings.upstream.timeout.idle_stream):
+        await self._agent_head(call, await stream.head(self.upstream.deadlines.first_byte))
+        async for message in stream.messages(self.upstream.deadlines.idle):
             ending, _, sent = await _send(call, frames_of(message), handle)
             if ending is not None:
                 return ending

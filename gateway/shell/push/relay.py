@@ -12,13 +12,12 @@ from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from aiohttp import web
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDictProxy
 
 from gateway.config import Settings
 from gateway.core import jsoncodec
-from gateway.core.bindings.grpc.metadata import toward_agent
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, UpstreamUnavailable
-from gateway.core.exchange import Exchange, Reply
+from gateway.core.exchange import Exchange, Reply, Result
 from gateway.core.notes import Cx, Note
 from gateway.core.push import (
     NONCE_BYTES,
@@ -33,7 +32,7 @@ from gateway.core.push import (
 )
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger, log_notes
-from gateway.shell.headers import upstream_request_headers
+from gateway.shell import agent_port
 from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, UPSTREAM
 from gateway.shell.lifecycle import Track
 from gateway.shell.pipeline import Context, PlainCaller, read_body, serve
@@ -227,8 +226,8 @@ async def _plan(app: web.Application, route: ClientRoute, body: Any, cx: Cx) -> 
 
 
 async def _fetch_task(app: web.Application, need: NeedTask, cx: Cx) -> JsonObj:
-    """The task, read in v1.0 through a GetTask exchange with the agent's best interface, with the headers
-    in force (a SIGHUP that rotates upstream.headers reaches this call too)."""
+    """The task, read in v1.0 through a GetTask exchange with the agent's best interface (the agent port), with
+    the headers in force (a SIGHUP that rotates upstream.headers reaches this call too)."""
     settings, upstream = app[LIFECYCLE].settings, app[UPSTREAM]
     call = need.call
     iface = (await upstream.interfaces(call.version, call.binding, call.op))[0]
@@ -237,19 +236,12 @@ async def _fetch_task(app: web.Application, need: NeedTask, cx: Cx) -> JsonObj:
                         rest_bytes=upstream.rest_bytes.get(iface.url) if rest_agent else None,
                         rest_bytes_guess=upstream.rest_bytes_guess if rest_agent else None)
     try:
-        out = exchange.upstream_request()
-        if iface.binding is Binding.GRPC:
-            metadata = toward_agent((), iface.version) + [(k.lower(), v) for k, v in settings.upstream.headers.items()]
-            got = await upstream.channels.unary(iface.url, out.path, out.body or b"", metadata,
-                                                timeout=settings.upstream.timeout.total_unary)
-            return fetched_task(exchange.read_grpc_reply(got.status or got.message or b""))
-        ctype = "application/a2a+json" if iface.binding is Binding.REST and iface.version is Version.V10 else JSON
-        headers = upstream_request_headers(CIMultiDict(), iface.version, peer=None, extra=settings.upstream.headers,
-                                           content_type=ctype)
-        headers["Accept"] = JSON
-        url = iface.url if not out.path else iface.url.rstrip("/") + out.path
-        reply = await upstream.request(out.method, url, headers=headers, body=out.body, query=out.query,
-                                       read_only=True)   # a GetTask
-        return fetched_task(exchange.read_reply(reply.status, reply.body))
+        try:
+            got = await agent_port.result(upstream, exchange, read_only=True)   # a GetTask, over any binding
+        except UpstreamUnavailable:
+            raise   # retried by the caller
+        except GatewayError:
+            got = None   # the agent's reply could not be read
+        return fetched_task(got if isinstance(got, Result) else None)
     finally:
         cx.notes.extend(exchange.notes)

@@ -1,0 +1,129 @@
+"""The agent port for calls the gateway makes as a v1.0 client (an AG-UI run, a push delivery's task fetch, a
+composed flow's sub-calls): an exchange sent to the agent's interface over that interface's own binding (HTTP
+JSON-RPC, HTTP+JSON or gRPC), the request's headers or metadata built from what of the caller travels, the
+unary reply read back as a v1.0 result (pages followed) and a stream opened for its messages. A user of the
+port never branches on the agent's binding."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from multidict import CIMultiDict
+
+from gateway.core.bindings.grpc.metadata import toward_agent
+from gateway.core.card import Interface
+from gateway.core.errors import UpstreamUnavailable
+from gateway.core.exchange import Again, Exchange, Result
+from gateway.core.types import Binding, Version
+from gateway.shell.headers import RequestHeaders, upstream_request_headers
+from gateway.shell.stream_link import StreamReply
+from gateway.shell.upstream import Upstream
+
+if TYPE_CHECKING:
+    from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
+
+__all__ = ["CONTENT_TYPE", "Caller", "Challenge", "grpc_metadata", "http_headers", "open_stream", "result", "url"]
+
+JSON = "application/json"
+SSE = "text/event-stream"
+# the request body's type on each HTTP binding: JSON-RPC's and v0.3 HTTP+JSON's is JSON, v1.0 HTTP+JSON's its own
+CONTENT_TYPE = {(Version.V03, Binding.JSONRPC): JSON, (Version.V10, Binding.JSONRPC): JSON,
+                (Version.V03, Binding.REST): JSON, (Version.V10, Binding.REST): "application/a2a+json"}
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """What of the caller travels to the agent: its end-to-end headers (authorization, the extensions it
+    asked for, the application's own), the gateway's own calls none; its address for X-Forwarded-For."""
+
+    headers: Mapping[str, str] | None = None
+    peer: str | None = None
+
+
+NOBODY = Caller()   # a call the gateway makes on its own (a push delivery's task fetch)
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """The agent's authentication challenge (HTTP 401/403): authentication is end to end, so it is the
+    caller's answer, as its door renders a challenge."""
+
+    status: int
+    headers: Any
+    body: bytes | None = None
+
+
+def url(iface: Interface, path: str) -> str:
+    """The URL of a request to an HTTP interface: its base URL, and the operation's path under it."""
+    return iface.url if not path else iface.url.rstrip("/") + path
+
+
+def http_headers(upstream: Upstream, iface: Interface, caller: Caller, accept: str) -> RequestHeaders:
+    """The headers of a request to an HTTP interface: the caller's end-to-end ones, the configured extras,
+    the interface's version and content type."""
+    headers = upstream_request_headers(CIMultiDict(caller.headers or {}), iface.version, peer=caller.peer,
+                                       extra=upstream.settings.headers,
+                                       content_type=CONTENT_TYPE[iface.version, iface.binding])
+    headers["Accept"] = accept
+    return headers
+
+
+def grpc_metadata(upstream: Upstream, iface: Interface,
+                  forwarded: Any = ()) -> list[tuple[str, str | bytes]]:
+    """The metadata of a call to a gRPC interface: the caller's (transport keys dropped, the agent's version
+    and extension keys), then the configured extra headers."""
+    pairs = toward_agent(forwarded, iface.version)
+    pairs.extend((k.lower(), v) for k, v in upstream.settings.headers.items())
+    return pairs
+
+
+def _metadata(upstream: Upstream, iface: Interface, caller: Caller) -> list[tuple[str, str | bytes]]:
+    return grpc_metadata(upstream, iface, [(k.lower(), v) for k, v in (caller.headers or {}).items()])
+
+
+async def result(upstream: Upstream, exchange: Exchange, caller: Caller = NOBODY, *,
+                 read_only: bool = False) -> Result | Challenge:
+    """The exchange's unary call on its interface, whatever the binding, every page followed: the agent's
+    result or A2A error read for the exchange's caller, or its authentication challenge. The gateway's own
+    fault reading it is raised (a GatewayError); a 5xx that is no JSON is the agent unavailable."""
+    iface, out = exchange.upstream, exchange.upstream_request()
+    while True:
+        if iface.binding is Binding.GRPC:
+            got = await upstream.channels.unary(iface.url, out.path, out.body or b"",
+                                                _metadata(upstream, iface, caller), timeout=upstream.deadlines.unary)
+            step = exchange.read_grpc_result(got.status if got.status is not None else got.message or b"")
+        else:
+            reply = await upstream.request(out.method, url(iface, out.path), body=out.body, query=out.query,
+                                           headers=http_headers(upstream, iface, caller, JSON), read_only=read_only)
+            if reply.status in (401, 403):
+                return Challenge(reply.status, reply.headers, reply.body)
+            if reply.status >= 500 and "json" not in reply.headers.get("Content-Type", ""):
+                raise UpstreamUnavailable(f"upstream agent answered HTTP {reply.status}")
+            step = exchange.read_result(reply.status, reply.body)
+        if not isinstance(step, Again):
+            return step
+        out = step.request
+
+
+@asynccontextmanager
+async def open_stream(upstream: Upstream, exchange: Exchange,
+                      caller: Caller = NOBODY) -> AsyncIterator[StreamReply | GrpcStream]:
+    """The exchange's streaming call, opened on its interface: an HTTP interface's reply (its head read; an
+    event stream when its status is 200 and its type text/event-stream, else a refusal to read whole), or a
+    gRPC interface's call (its messages, then its status). Closed when the block ends."""
+    iface, out = exchange.upstream, exchange.upstream_request()
+    if iface.binding is Binding.GRPC:
+        async with upstream.channels.stream(iface.url, out.path, out.body or b"", _metadata(upstream, iface, caller),
+                                            timeout=None) as call:
+            yield call
+        return
+    resp = await upstream.open(out.method, url(iface, out.path), headers=http_headers(upstream, iface, caller, SSE),
+                               body=out.body, query=out.query, read_only=exchange.op.read_only)
+    try:
+        yield resp
+    finally:
+        if not resp.closed:
+            resp.close()

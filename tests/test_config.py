@@ -458,7 +458,7 @@ def test_reference_markdown_lists_every_key() -> None:
         assert f"| `{key.field}` |" in md
         assert f"`{key.env}`" in md
     for section in config.SECTIONS:
-        assert f"### `[{section}]`" in md
+        assert f"\n## `[{section}]`\n" in md
     assert '`"lenient"` \\| `"strict"`' in md
 
 

@@ -458,7 +458,7 @@ def test_reference_markdown_lists_every_key() -> None:
         assert f"| `{key.field}` |" in md
         assert f"`{key.env}`" in md
     for section in config.SECTIONS:
-        assert f"### `[{section}]`" in md
+        assert f"\n## `[{section}]`\n" in md
     assert '`"lenient"` \\| `"strict"`' in md
 
 
@@ -487,16 +487,19 @@ def test_shipped_gateway_toml_is_the_generated_sample() -> None:
     )
 
 
-def test_regenerate_rewrites_only_the_generated_parts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_regenerate_rewrites_only_the_generated_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "config").mkdir()
-    readme, sample = tmp_path / "README.md", tmp_path / "config" / "gateway.toml"
-    readme.write_text("# Title\n\n<!-- config-reference:start -->\nstale\n<!-- config-reference:end -->\n\nafter\n")
+    page, sample = tmp_path / "docs" / "reference" / "configuration.md", tmp_path / "config" / "gateway.toml"
     sample.write_text("stale = true\n")
-    assert config_main([str(tmp_path)]) == 0
-    assert capsys.readouterr().out == f"regenerated {readme}\nregenerated {sample}\n"
-    assert readme.read_text() == ("# Title\n\n<!-- config-reference:start -->\n" + config.reference_markdown()
-                                  + "<!-- config-reference:end -->\n\nafter\n")
+    other = tmp_path / "README.md"
+    other.write_text("# Title\n")
+    assert config_main([str(tmp_path)]) == 0  # the page is made where there was none
+    assert capsys.readouterr().out == f"regenerated {page}\nregenerated {sample}\n"
+    assert page.read_text() == config.reference_markdown()
     assert sample.read_text() == config.sample_toml()
+    assert other.read_text() == "# Title\n"
+    page.write_text("stale\n")
+    assert regenerate(tmp_path) == [page]
     assert regenerate(tmp_path) == []  # nothing left to do
 
 

@@ -1,5 +1,5 @@
 """`python -m gateway.config [ROOT]`: regenerate what the schema generates in the checkout at ROOT (default:
-the current directory), the README's configuration reference and config/gateway.toml, after a key changed."""
+the current directory), docs/reference/configuration.md and config/gateway.toml, after a key changed."""
 
 from __future__ import annotations
 

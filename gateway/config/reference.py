@@ -1,5 +1,5 @@
-"""Owns the documents generated from the schema: reference_markdown() (the README's configuration
-reference), sample_toml() (the shipped config/gateway.toml), and regenerate() (both, in a checkout)."""
+"""Owns the documents generated from the schema: reference_markdown() (the documentation site's
+configuration reference page), sample_toml() (the shipped config/gateway.toml), and regenerate() (both)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 
 from gateway.config.schema import ENV_CONFIG_PATH, ROUTE_KEYS, ROUTES_DOC, SCHEMA, SECTIONS
 
-__all__ = ["README_END", "README_START", "SAMPLE_PATH", "reference_markdown", "regenerate", "sample_toml"]
+__all__ = ["REFERENCE_PATH", "SAMPLE_PATH", "reference_markdown", "regenerate", "sample_toml"]
 
-# The README's generated section lies between these markers.
-README_START, README_END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
-SAMPLE_PATH = "config/gateway.toml"  # from the root of a checkout
+# Both from the root of a checkout; each file is generated whole.
+REFERENCE_PATH = "docs/reference/configuration.md"
+SAMPLE_PATH = "config/gateway.toml"
 
 
 def _toml_value(value: Any) -> str:
@@ -32,9 +32,11 @@ def _toml_value(value: Any) -> str:
 
 
 def reference_markdown() -> str:
-    """The configuration reference for the README, generated from SCHEMA."""
+    """The configuration reference page of the documentation site (REFERENCE_PATH), generated from SCHEMA."""
     out = [
-        "## Configuration reference",
+        "<!-- Generated from gateway/config/schema.py by `python -m gateway.config`: do not edit by hand. -->",
+        "",
+        "# Configuration reference",
         "",
         "Settings come from built-in defaults, then the TOML file (`--config FILE` or "
         f"`{ENV_CONFIG_PATH}`), then environment variables, then command-line flags; later sources "
@@ -45,7 +47,7 @@ def reference_markdown() -> str:
         "`Name=value` pairs. An unknown key or `A2A_GATEWAY_*` variable is an error.",
     ]
     for section, sdoc in SECTIONS.items():
-        out += ["", f"### `[{section}]`", "", sdoc, ""]
+        out += ["", f"## `[{section}]`", "", sdoc, ""]
         out += ["| Key | Type | Default | Environment variable | Description |", "|---|---|---|---|---|"]
         for k in SCHEMA:
             if k.section != section:
@@ -53,7 +55,7 @@ def reference_markdown() -> str:
             default = "required" if k.required else f"`{_toml_value(k.default)}`"
             doc = k.doc.replace("|", "\\|") + (f" Flag: `{k.cli}`." if k.cli else "")
             out.append(f"| `{k.field}` | {k.type_label} | {default} | `{k.env}` | {doc} |")
-    out += ["", "### `[[routes]]`", "", ROUTES_DOC, "",
+    out += ["", "## `[[routes]]`", "", ROUTES_DOC, "",
             "| Key | Type | Default | Description |", "|---|---|---|---|"]
     out += [f"| `{k.name}` | {k.type_label} | {k.default} | {k.doc} |" for k in ROUTE_KEYS]
     return "\n".join(out) + "\n"
@@ -66,7 +68,7 @@ def _comment(text: str) -> list[str]:
 _SAMPLE_HEAD = (
     "# a2a-gateway configuration: every key at its built-in default.",
     "#",
-    "# Generated from gateway.config.SCHEMA; regenerate it (and the README's reference) with",
+    "# Generated from gateway.config.SCHEMA; regenerate it (and docs/reference/configuration.md) with",
     "#   python -m gateway.config",
     "#",
     "# Precedence: defaults < this file < environment < command-line flags. Every key can be set",
@@ -75,7 +77,7 @@ _SAMPLE_HEAD = (
     "# Check a file with: a2a-gateway check-config FILE",
 )
 _SAMPLE_ROUTES = (
-    *_comment("[[routes]]: several agents behind one gateway (see the README's configuration reference); "
+    *_comment("[[routes]]: several agents behind one gateway (see docs/reference/configuration.md); "
               "file only, restart to change. Without routes the gateway is a sidecar in front of [upstream]. "
               "For example:"),
     "#",
@@ -117,15 +119,13 @@ def sample_toml() -> str:
 
 
 def regenerate(root: Path) -> list[Path]:
-    """Rewrite what is generated from the schema in the checkout at `root`: the README's configuration
-    reference (between its markers) and config/gateway.toml. Returns the files that changed."""
-    readme = root / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    start, end = text.index(README_START) + len(README_START), text.index(README_END)
-    wanted = {readme: f"{text[:start]}\n{reference_markdown()}{text[end:]}", root / SAMPLE_PATH: sample_toml()}
+    """Rewrite what is generated from the schema in the checkout at `root`: the configuration reference page
+    (REFERENCE_PATH) and config/gateway.toml. Returns the files that changed."""
+    wanted = {root / REFERENCE_PATH: reference_markdown(), root / SAMPLE_PATH: sample_toml()}
     changed = []
     for path, content in wanted.items():
-        if path.read_text(encoding="utf-8") != content:
+        if not path.exists() or path.read_text(encoding="utf-8") != content:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")
             changed.append(path)
     return changed

@@ -354,8 +354,11 @@ _TABLE: tuple[Key, ...] = (
         "\"uvloop\" requires it, \"asyncio\" is the standard loop.",
         choices=("auto", "asyncio", "uvloop"), check=check_event_loop),
     Key("upstream.url", "str", REQUIRED,
-        "URL of the upstream agent: its JSON-RPC endpoint or HTTP+JSON base URL. Required: set it "
-        "here, with A2A_GATEWAY_UPSTREAM_URL, or with --upstream.",
+        "URL of the upstream agent: its base URL, where its card is read (/.well-known/agent-card.json, "
+        "then /.well-known/agent.json); the gateway calls the interfaces the card lists. With "
+        "upstream.version fixed, calls go to this URL itself: then it is the agent's JSON-RPC endpoint or "
+        "HTTP+JSON base URL (upstream.binding). Required: set it here, with A2A_GATEWAY_UPSTREAM_URL, or "
+        "with --upstream.",
         check=check_upstream_url, example='"http://127.0.0.1:9999"', cli="--upstream"),
     Key("upstream.version", "enum", "auto",
         "A2A version the upstream agent speaks; \"auto\" reads it from the agent card.",

@@ -319,7 +319,7 @@ def render(registry: CollectorRegistry) -> bytes:
 
 
 def reference_markdown() -> str:
-    """The metrics table for the README, generated from the definitions above (so it cannot drift)."""
+    """The metrics table of docs/operating.md, generated from the definitions above (so it cannot drift)."""
     rows = ["| Metric | Type | Labels | Description |", "|---|---|---|---|"]
     seen: set[str] = set()
     for owner in (Metrics(CollectorRegistry()), SupervisorMetrics()):

@@ -1,5 +1,6 @@
 """The registry and the front door: every `Family` registered, unknown families and dialect pairs as the
-core's own error, hub composition, copies, fast-path dispatch, and the README's recipe for a new family."""
+core's own error, hub composition, copies, fast-path dispatch, and the recipe for a new family
+(docs/architecture.md)."""
 
 from __future__ import annotations
 

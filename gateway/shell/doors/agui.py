@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 from aiohttp import web
 
+import gateway.shell.agent_port as agent_port
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.agui import a2ui, events, inputs
@@ -39,7 +40,6 @@ from gateway.core.quirks import Quirks
 from gateway.core.stream import HubItem, StreamRelay
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger
-from gateway.shell import agent_port
 from gateway.shell.agent_port import Caller
 from gateway.shell.lifecycle import Track
 from gateway.shell.pipeline import Context, read_body, serve

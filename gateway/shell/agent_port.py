@@ -1,12 +1,13 @@
-"""The agent port for calls the gateway makes as a v1.0 client (an AG-UI run, a push delivery's task fetch, a
-composed flow's sub-calls): an exchange sent to the agent's interface over that interface's own binding (HTTP
-JSON-RPC, HTTP+JSON or gRPC), the request's headers or metadata built from what of the caller travels, the
-unary reply read back as a v1.0 result (pages followed) and a stream opened for its messages. A user of the
-port never branches on the agent's binding."""
+"""The agent port: the one place a call's exchange with the agent is made (what the agent's interface is
+known to need: its file-bytes convention, the quirks made for it; what the gateway writes of itself), and for
+the calls the gateway makes as a v1.0 client (an AG-UI run, a push delivery's task fetch) that exchange sent on
+the agent's interface over its own binding (HTTP JSON-RPC, HTTP+JSON or gRPC), the request's headers or
+metadata built from what of the caller travels, the unary reply read back as a v1.0 result (pages followed)
+and a stream opened for its messages. A user of the port never branches on the agent's binding."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,8 +17,11 @@ from multidict import CIMultiDict
 from gateway.core.bindings.grpc.metadata import toward_agent
 from gateway.core.card import Interface
 from gateway.core.errors import UpstreamUnavailable
-from gateway.core.exchange import Again, Exchange, Result
-from gateway.core.types import Binding, Version
+from gateway.core.exchange import Again, Call, Exchange, Result
+from gateway.core.notes import RestBytes
+from gateway.core.push import PushSealer
+from gateway.core.quirks import Quirks
+from gateway.core.types import Binding, JsonObj, Version
 from gateway.shell.headers import RequestHeaders, upstream_request_headers
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.upstream import Upstream
@@ -25,13 +29,59 @@ from gateway.shell.upstream import Upstream
 if TYPE_CHECKING:
     from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
-__all__ = ["CONTENT_TYPE", "Caller", "Challenge", "grpc_metadata", "http_headers", "open_stream", "result", "url"]
+__all__ = ["CONTENT_TYPE", "PROTO_BYTES", "Caller", "Challenge", "Serving", "exchange", "grpc_metadata", "http_headers",
+           "open_stream", "rest_bytes_of_client", "result", "url"]
 
 JSON = "application/json"
 SSE = "text/event-stream"
 # the request body's type on each HTTP binding: JSON-RPC's and v0.3 HTTP+JSON's is JSON, v1.0 HTTP+JSON's its own
 CONTENT_TYPE = {(Version.V03, Binding.JSONRPC): JSON, (Version.V10, Binding.JSONRPC): JSON,
                 (Version.V03, Binding.REST): JSON, (Version.V10, Binding.REST): "application/a2a+json"}
+# the v0.3 bindings whose file bytes are a proto `bytes` field, which a2a-sdk for Python fills with the
+# base64 text itself (double base64 in ProtoJSON): the convention each such agent uses is learned
+PROTO_BYTES = frozenset({Binding.REST, Binding.GRPC})
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """What an exchange writes of the gateway itself: in a card it serves, its public base URL, its gRPC target
+    and its signature; the bindings it serves; the push sealer for the webhooks a call registers (None: the
+    push relay is off, or the call registers none)."""
+
+    base_url: str = ""
+    grpc_target: str = ""
+    sign_card: Callable[[JsonObj, JsonObj | None], JsonObj] | None = None
+    bindings: tuple[Binding, ...] = (Binding.JSONRPC,)
+    sealer: PushSealer | None = None
+
+
+AS_CLIENT = Serving()   # a call the gateway makes as a v1.0 client: it serves the agent's answer to no one
+
+
+def exchange(upstream: Upstream, call: Call, iface: Interface, quirks: Quirks, *, user_agent: str | None = None,
+             serving: Serving = AS_CLIENT) -> Exchange:
+    """The exchange of `call` with the agent's interface `iface`, every door's and the gateway's own: toward a
+    v0.3 agent whose file bytes are a proto field, the convention its replies showed (else the one its server
+    suggests) and the quirks made for it; from a v0.3 caller of such a binding, the convention its User-Agent
+    suggests."""
+    rest_agent = iface.version is Version.V03 and iface.binding in PROTO_BYTES
+    rest_client = call.version is Version.V03 and call.binding in PROTO_BYTES
+    guess = rest_bytes_of_client(user_agent) if rest_client else upstream.rest_bytes_guess if rest_agent else None
+    return Exchange(call, iface, quirks=upstream.quirks_for_agent(quirks) if rest_agent else quirks,
+                    base_url=serving.base_url, bindings=serving.bindings, sealer=serving.sealer,
+                    grpc_target=serving.grpc_target, sign_card=serving.sign_card,
+                    rest_bytes=upstream.rest_bytes.get(iface.url) if rest_agent else None, rest_bytes_guess=guess)
+
+
+def rest_bytes_of_client(user_agent: str | None) -> RestBytes | None:
+    """The v0.3 file-bytes convention a client's User-Agent suggests: a2a-sdk 0.3 for Python (httpx, grpcio)
+    writes double base64, the JS SDK (Node's fetch, browsers) single; None when it says nothing."""
+    agent = (user_agent or "").lower()
+    if "python" in agent:
+        return "double"
+    if any(name in agent for name in ("node", "undici", "mozilla", "deno", "bun")):
+        return "single"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

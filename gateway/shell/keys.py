@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from gateway.core.push import PushSealer
 from gateway.core.types import Binding
 from gateway.shell.guard import Guard
 from gateway.shell.lifecycle import Lifecycle
@@ -15,7 +16,7 @@ from gateway.shell.upstream import Upstream
 
 UPSTREAM = web.AppKey("upstream", Upstream)
 SERVED_BINDINGS = web.AppKey("served_bindings", tuple[Binding, ...])
-SEALER = web.AppKey("push_sealer", object)   # gateway.core.push.PushSealer when the push relay is on
+SEALER = web.AppKey("push_sealer", PushSealer)   # when the push relay is on
 PUSH_SENDER = web.AppKey("push_sender", PushSender)
 METRICS = web.AppKey("metrics", Metrics)
 MIGRATION = web.AppKey("migration", Migration)  # the process's migration view (root and routes share it)

@@ -20,13 +20,14 @@ from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
-from gateway.core.notes import Cx, RestBytes
+from gateway.core.notes import Cx
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import encode_data
 from gateway.core.stream import ERROR_EVENT, SseFrames
 from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
+from gateway.shell.agent_port import PROTO_BYTES, Serving, exchange
 from gateway.shell.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
@@ -40,13 +41,10 @@ from gateway.shell.urls import grpc_target, public_base
 if TYPE_CHECKING:
     from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
-__all__ = ["PROTO_BYTES", "Raw", "forward", "rest_bytes_of_client", "upstream_headers"]
+__all__ = ["Raw", "exchange_for", "forward", "upstream_headers"]
 
 JSON = "application/json"
 REST_CONTENT_TYPE = {Version.V03: JSON, Version.V10: "application/a2a+json"}
-# the v0.3 bindings whose file bytes are a proto `bytes` field, which a2a-sdk for Python fills with the
-# base64 text itself (double base64 in ProtoJSON): the convention each such agent uses is learned
-PROTO_BYTES = frozenset({Binding.REST, Binding.GRPC})
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,33 +121,16 @@ def upstream_headers(ctx: Context, iface: Interface,
 
 
 def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
-    rest_client = call.version is Version.V03 and call.binding is Binding.REST
-    rest_agent = iface.version is Version.V03 and iface.binding in PROTO_BYTES   # v0.3 ProtoJSON bytes
-    guess = rest_bytes_of_client(ctx.request.headers.get("User-Agent")) if rest_client else \
-        ctx.upstream.rest_bytes_guess if rest_agent else None
-    quirks = ctx.upstream.quirks_for_agent(ctx.settings.quirks) if rest_agent else ctx.settings.quirks
-    # the gateway's public base, its gRPC target and its signature show only in a card it serves
-    base, target, sign = "", "", None
+    """The exchange of an HTTP door's call (agent_port.exchange): the gateway's public base, its gRPC target
+    and its signature show only in a card it serves."""
+    serving = Serving(bindings=ctx.served_bindings, sealer=ctx.sealer)
     if call.op.card_result:
         base = public_base(ctx.request, ctx.settings)
-        target = grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port)
         signer = ctx.app.get(CARD_SIGNER)
-        sign = signer.signing_for(base) if signer is not None else None
-    return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
-                    sealer=ctx.sealer, grpc_target=target, sign_card=sign,
-                    rest_bytes=ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
-                    rest_bytes_guess=guess)
-
-
-def rest_bytes_of_client(user_agent: str | None) -> RestBytes | None:
-    """The v0.3 REST file-bytes convention a client's User-Agent suggests: a2a-sdk 0.3 for Python (httpx)
-    writes double base64, the JS SDK (Node's fetch, browsers) single; None when it says nothing."""
-    agent = (user_agent or "").lower()
-    if "python" in agent:
-        return "double"
-    if any(name in agent for name in ("node", "undici", "mozilla", "deno", "bun")):
-        return "single"
-    return None
+        serving = Serving(base, grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
+                          signer.signing_for(base) if signer is not None else None, ctx.served_bindings, ctx.sealer)
+    return exchange(ctx.upstream, call, iface, ctx.settings.quirks, user_agent=ctx.request.headers.get("User-Agent"),
+                    serving=serving)
 
 
 async def translated(ctx: Context, call: Call, iface: Interface,

@@ -246,10 +246,7 @@ class RunDoor:
             await self._exchange(iface, call)
 
     def _exchange_for(self, iface: Interface, call: Call) -> Exchange:
-        rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
-        return Exchange(call.a2a(self.run.input.run_id), iface, quirks=self.settings.quirks,
-                        rest_bytes=self.ctx.upstream.rest_bytes.get(iface.url) if rest_agent else None,
-                        rest_bytes_guess=self.ctx.upstream.rest_bytes_guess if rest_agent else None)
+        return agent_port.exchange(self.ctx.upstream, call.a2a(self.run.input.run_id), iface, self.settings.quirks)
 
     def _caller(self, call: Call) -> Caller:
         """What of the run's caller travels to the agent: its credentials and the extensions the run asks for."""

@@ -51,6 +51,7 @@ from gateway.core.notes import Cx, Note
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
+from gateway.shell.agent_port import PROTO_BYTES, Serving, exchange
 from gateway.shell.callers import StreamBudget
 from gateway.shell.channels import GrpcStream
 from gateway.shell.compose import Challenge, Got, compose
@@ -61,7 +62,6 @@ from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle, listen_fai
 from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
-from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, TaskStore, remember, tracked
@@ -262,7 +262,7 @@ class GrpcListener:
         if iface.binding is Binding.GRPC and iface.version is rpc.version and not op.card_result:   # a card: ours
             call.fields["passthrough"] = True   # the caller's bytes and the agent's, untouched
             return await self._grpc_agent(call, iface, rpc.path, request, None)
-        exchange = self._exchange(call, Call(op, rpc.version, Binding.GRPC, params), iface)
+        exchange = self.exchange(call, Call(op, rpc.version, Binding.GRPC, params), iface)
         try:
             out = exchange.upstream_request()
             sealer: Any = self.app.get(SEALER)
@@ -286,22 +286,17 @@ class GrpcListener:
         if tracked(exchange):
             await remember(self.app[TASK_INDEX], call.task_scope(), exchange)
 
-    def _exchange(self, call: GrpcCall, client: Call, iface: Interface) -> Exchange:
+    def exchange(self, call: GrpcCall, client: Call, iface: Interface) -> Exchange:
+        """The exchange of a gRPC caller's call (agent_port.exchange): a v0.3 caller's file bytes as its
+        User-Agent suggests (a2a-sdk for Python's gRPC client sends the base64 text, double)."""
         settings = call.settings
         base = listener_base(settings)
-        rest_agent = iface.version is Version.V03 and iface.binding in PROTO_BYTES
-        sealer: Any = self.app.get(SEALER)
-        quirks = self.upstream.quirks_for_agent(settings.quirks) if rest_agent else settings.quirks
-        # a v0.3 caller's file bytes: a2a-sdk for Python's gRPC client sends the base64 text (double)
-        agent = next((v for k, v in call.metadata if k == "user-agent" and isinstance(v, str)), None)
-        guess = rest_bytes_of_client(agent) if client.version is Version.V03 else \
-            self.upstream.rest_bytes_guess if rest_agent else None
         signer = self.app.get(CARD_SIGNER)
-        return Exchange(client, iface, quirks=quirks, base_url=base, bindings=self.app[SERVED_BINDINGS],
-                        sealer=sealer, rest_bytes=self.upstream.rest_bytes.get(iface.url) if rest_agent else None,
-                        rest_bytes_guess=guess,
-                        grpc_target=grpc_target(base, settings, self.lifecycle.grpc_port),
-                        sign_card=signer.signing_for(base) if signer is not None else None)
+        serving = Serving(base, grpc_target(base, settings, self.lifecycle.grpc_port),
+                          signer.signing_for(base) if signer is not None else None, self.app[SERVED_BINDINGS],
+                          self.app.get(SEALER))
+        agent = next((v for k, v in call.metadata if k == "user-agent" and isinstance(v, str)), None)
+        return exchange(self.upstream, client, iface, settings.quirks, user_agent=agent, serving=serving)
 
     # ---- toward an HTTP agent (JSON-RPC or HTTP+JSON) -------------------------------------------------
 
@@ -534,7 +529,7 @@ class GrpcSeat:
         return self.ending is not None
 
     def exchange(self, call: Call, iface: Interface) -> Exchange:
-        return self.listener._exchange(self.grpc_call, call, iface)
+        return self.listener.exchange(self.grpc_call, call, iface)
 
     def headers(self, iface: Interface) -> RequestHeaders:
         return self.listener._headers(self.grpc_call, iface, "*/*")

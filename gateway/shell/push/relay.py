@@ -8,7 +8,7 @@ import asyncio
 import hmac
 import os
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from aiohttp import web
@@ -18,7 +18,7 @@ import gateway.shell.agent_port as agent_port
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, UpstreamUnavailable
-from gateway.core.exchange import Exchange, Reply, Result
+from gateway.core.exchange import Reply, Result
 from gateway.core.notes import Cx, Note
 from gateway.core.push import (
     NONCE_BYTES,
@@ -154,7 +154,7 @@ async def _door(ctx: Context) -> web.StreamResponse | Reply:
     """POST {webhook_path}/{sealed}: 404/403 for a foreign/tampered seal, 401/403 for a missing/wrong
     token, 413/400 for an oversized/non-JSON body, 503 when the backlog is full, else 200 at once."""
     request, app = ctx.request, ctx.app
-    sealer = cast(PushSealer, app[SEALER])
+    sealer = app[SEALER]
     sender = app[PUSH_SENDER]
     sealed = request.match_info["sealed"]
     try:
@@ -231,10 +231,7 @@ async def _fetch_task(app: web.Application, need: NeedTask, cx: Cx) -> JsonObj:
     settings, upstream = app[LIFECYCLE].settings, app[UPSTREAM]
     call = need.call
     iface = (await upstream.interfaces(call.version, call.binding, call.op))[0]
-    rest_agent = iface.version is Version.V03 and iface.binding is Binding.REST
-    exchange = Exchange(call, iface, quirks=settings.quirks,
-                        rest_bytes=upstream.rest_bytes.get(iface.url) if rest_agent else None,
-                        rest_bytes_guess=upstream.rest_bytes_guess if rest_agent else None)
+    exchange = agent_port.exchange(upstream, call, iface, settings.quirks)
     try:
         try:
             got = await agent_port.result(upstream, exchange, read_only=True)   # a GetTask, over any binding

@@ -32,6 +32,7 @@ from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, body_response, respond, start_stream
 from gateway.shell.relay import Relay, pump
+from gateway.shell.signing import vouch
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.upstream import read_bounded
@@ -133,7 +134,8 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     if call.op.card_result:
         base = public_base(ctx.request, ctx.settings)
         target = grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port)
-        signer = ctx.app.get(CARD_SIGNER)
+        signer = vouch(ctx.app.get(CARD_SIGNER), ctx.upstream.card_signature, checked=ctx.upstream.verify is not None,
+                       required=ctx.settings.card.require_verified)
         sign = signer.signing_for(base) if signer is not None else None
     return Exchange(call, iface, quirks=quirks, base_url=base, bindings=ctx.served_bindings,
                     sealer=ctx.sealer, grpc_target=target, sign_card=sign,

@@ -183,5 +183,5 @@ async def test_the_extended_card_over_grpc_is_signed(version: Version, tmp_path:
     request = message_class(version, "GetExtendedAgentCardRequest" if version is Version.V10 else "GetAgentCardRequest")
     reply = await channel.unary_unary(f"/{service}/{name}")(request().SerializeToString())
     card = json_format.MessageToDict(message_class(version, "AgentCard").FromString(reply))
-    assert card["name"] == "extended" and len(card["signatures"]) == (2 if version is Version.V03 else 1)
+    assert card["name"] == "extended" and len(card["signatures"]) == (3 if version is Version.V03 else 1)
     await _holds(card, gw, tmp_path)

@@ -63,6 +63,7 @@ from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.proxy import PROTO_BYTES, rest_bytes_of_client
 from gateway.shell.relay import LOOKAHEAD_SECONDS
+from gateway.shell.signing import vouch
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, TaskStore, remember, tracked
 from gateway.shell.upstream import Upstream, read_bounded
@@ -296,7 +297,9 @@ class GrpcListener:
         agent = next((v for k, v in call.metadata if k == "user-agent" and isinstance(v, str)), None)
         guess = rest_bytes_of_client(agent) if client.version is Version.V03 else \
             self.upstream.rest_bytes_guess if rest_agent else None
-        signer = self.app.get(CARD_SIGNER)
+        upstream = self.upstream
+        signer = vouch(self.app.get(CARD_SIGNER), upstream.card_signature, checked=upstream.verify is not None,
+                       required=settings.card.require_verified) if client.op.card_result else None
         return Exchange(client, iface, quirks=quirks, base_url=base, bindings=self.app[SERVED_BINDINGS],
                         sealer=sealer, rest_bytes=self.upstream.rest_bytes.get(iface.url) if rest_agent else None,
                         rest_bytes_guess=guess,

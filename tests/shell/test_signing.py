@@ -22,8 +22,9 @@ from google.protobuf import json_format
 
 from gateway.config import CardSettings, ConfigError
 from gateway.core.bindings.grpc import message_class
+from gateway.core.errors import UpstreamUnavailable
 from gateway.core.types import Version
-from gateway.shell.signing import CardSigner, CardVerifier
+from gateway.shell.signing import CardSigner, CardVerifier, Verdict, vouch
 from tests.shell.conftest import GatewayFactory
 
 CARD: dict[str, Any] = {"name": "agent", "version": "1.0", "skills": [{"id": "s", "name": "S", "tags": ["t"]}]}
@@ -271,3 +272,17 @@ async def test_require_verified_serves_no_unverified_card(tmp_path: Path, fake_a
     with pytest.raises(grpc.aio.AioRpcError) as failed:
         await channel.unary_unary("/lf.a2a.v1.A2AService/GetExtendedAgentCard")(request().SerializeToString())
     assert "signature is not verified" in (failed.value.details() or ""), failed.value
+
+
+def test_vouch() -> None:
+    """The signer is used for a card not checked at all or verified; none for one not verified, and with
+    require_verified such a card, or one not fetched yet, is an error that says why."""
+    signer = CardSigner(ec.generate_private_key(ec.SECP256R1()), "k")
+    valid, invalid = Verdict("valid", "ok", "agent-1"), Verdict("invalid", "the signature by kid 'a' does not verify")
+    assert vouch(signer, None, checked=False, required=True) is signer
+    assert vouch(signer, valid, checked=True, required=True) is signer
+    assert vouch(signer, invalid, checked=True, required=False) is None
+    assert vouch(signer, Verdict("unsigned", "no signature"), checked=True, required=False) is None
+    for verdict, why in ((invalid, "kid 'a' does not verify"), (None, "not fetched yet")):
+        with pytest.raises(UpstreamUnavailable, match=why):
+            vouch(None, verdict, checked=True, required=True)

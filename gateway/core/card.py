@@ -12,6 +12,7 @@ from typing import Any
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.operations import Operation
+from gateway.core.signing import SIGNATURES
 from gateway.core.translate import translate
 from gateway.core.translate.shape import obj
 from gateway.core.types import Binding, Dialect, JsonObj, Version
@@ -121,9 +122,12 @@ def gateway_interfaces(base_url: str, bindings: tuple[Binding, ...], grpc_target
 
 def served_card(upstream: UpstreamCard, *, client: Version, base_url: str,
                 bindings: tuple[Binding, ...], cx: Cx, grpc_target: str = "") -> JsonObj:
-    """The card a client of `client` version gets from the gateway (`Vary: A2A-Version`)."""
+    """The card a client of `client` version gets from the gateway (`Vary: A2A-Version`), unsigned: the
+    agent's signatures were made over the card before the gateway rewrote it, so none holds (noted)."""
     interfaces = gateway_interfaces(base_url, bindings, grpc_target)
-    card = {**upstream.card, "supportedInterfaces": interfaces}
+    if SIGNATURES in upstream.card:
+        cx.note("card_signature_dropped", "$." + SIGNATURES, "made over the agent's card, not the one served")
+    card = {k: v for k, v in upstream.card.items() if k != SIGNATURES} | {"supportedInterfaces": interfaces}
     if client is Version.V10:
         return card
     v03_only = [i for i in interfaces if i["protocolVersion"] == "0.3"]

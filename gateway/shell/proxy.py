@@ -33,6 +33,7 @@ from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
 from gateway.shell.pipeline import Context, body_response, respond, start_stream
 from gateway.shell.relay import Relay, pump
+from gateway.shell.signing import vouch
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.upstream import read_bounded
@@ -126,7 +127,8 @@ def exchange_for(ctx: Context, call: Call, iface: Interface) -> Exchange:
     serving = Serving(bindings=ctx.served_bindings, sealer=ctx.sealer)
     if call.op.card_result:
         base = public_base(ctx.request, ctx.settings)
-        signer = ctx.app.get(CARD_SIGNER)
+        signer = vouch(ctx.app.get(CARD_SIGNER), ctx.upstream.card_signature, checked=ctx.upstream.verify is not None,
+                       required=ctx.settings.card.require_verified)
         serving = Serving(base, grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port),
                           signer.signing_for(base) if signer is not None else None, ctx.served_bindings, ctx.sealer)
     return exchange(ctx.upstream, call, iface, ctx.settings.quirks, user_agent=ctx.request.headers.get("User-Agent"),

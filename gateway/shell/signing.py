@@ -22,6 +22,7 @@ from jwt.exceptions import PyJWKError, PyJWKSetError
 
 from gateway.config import CardSettings, ConfigError, Problem
 from gateway.core import jsoncodec
+from gateway.core.errors import UpstreamUnavailable
 from gateway.core.signing import (
     CardSignature,
     SigningError,
@@ -30,12 +31,13 @@ from gateway.core.signing import (
     payload,
     protected_header,
     read_signatures,
+    signing_inputs,
     with_signatures,
 )
 from gateway.core.types import JsonObj
 from gateway.shell.jwks import RemoteJwks
 
-__all__ = ["JWKS_PATH", "CardSigner", "CardVerifier", "Verdict"]
+__all__ = ["JWKS_PATH", "CardSigner", "CardVerifier", "Verdict", "vouch"]
 
 JWKS_PATH = "/.well-known/jwks.json"
 _ALGS: dict[str, Algorithm] = get_default_algorithms()
@@ -55,6 +57,20 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return self.result == "valid"
+
+
+def vouch(signer: CardSigner | None, verdict: Verdict | None, *, checked: bool, required: bool) -> CardSigner | None:
+    """The signer that may sign the agent's card as the gateway serves it: `signer` when the upstream card's
+    signatures are not checked at all (`checked`: verify keys configured) or one of them verified (`verdict`,
+    None while the card was not fetched), else None: the gateway does not vouch for a card it found not to be
+    the agent's. With `card.require_verified` (`required`) such a card is not served: UpstreamUnavailable."""
+    if not checked or (verdict is not None and verdict.ok):
+        return signer
+    if required:
+        why = "the agent card was not fetched yet" if verdict is None else verdict.detail
+        raise UpstreamUnavailable(f"the agent's card is not served: its signature is not verified "
+                                  f"(card.require_verified): {why}")
+    return None
 
 
 def _alg_of(key: Any) -> str:
@@ -102,12 +118,12 @@ class CardSigner:
                 from None
 
     def sign(self, card: JsonObj, jku: str | None = None, *, read_as: JsonObj | None = None) -> JsonObj:
-        """`card` with the gateway's signatures as its only ones (`jku`: where the JWKS is served). A card
-        that a reader of another version reads as another card (`read_as`: a v0.3 card as a v1.0 reader
-        takes it in) gets a second signature, over that reading: a verifier needs one to hold."""
+        """`card` with the gateway's signatures as its only ones (`jku`: where the JWKS is served). A v0.3
+        card (`read_as`: the v1.0 card a v1.0 reader takes out of it) gets more, one over each reading its
+        readers verify (gateway.core.signing.signing_inputs): a verifier needs one to hold."""
         protected = protected_header(self.alg, self.kid, jku)
-        return with_signatures(card, [{"protected": protected, "signature": self._signature(protected, form)}
-                                      for form in (card, read_as) if form is not None])
+        return with_signatures(card, [{"protected": protected, "signature": self._signature(protected, signed)}
+                                      for signed in signing_inputs(card, read_as)])
 
     def signing_for(self, base: str) -> Callable[[JsonObj, JsonObj | None], JsonObj]:
         """`sign` for the cards served under the public base URL `base` (its JWKS beside them), as the
@@ -128,9 +144,8 @@ class CardSigner:
         self._signed[variant] = (source, signed)
         return signed
 
-    def _signature(self, protected: str, card: JsonObj) -> str:
-        signed = f"{protected}.{b64url(payload(card))}".encode("ascii")
-        return b64url(self._algorithm.sign(signed, self._key))
+    def _signature(self, protected: str, signed: bytes) -> str:
+        return b64url(self._algorithm.sign(f"{protected}.{b64url(signed)}".encode("ascii"), self._key))
 
 
 @dataclass(frozen=True, slots=True)

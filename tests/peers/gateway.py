@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,7 +59,9 @@ class Gateway:
 
 
 @contextmanager
-def run_gateway(upstream: str, *args: str, env: dict[str, str] | None = None) -> Iterator[Gateway]:
+def run_gateway(upstream: str, *args: str, env: dict[str, str] | None = None,
+                card_status: int = 200) -> Iterator[Gateway]:
+    """The gateway, once its card door answers `card_status` (502: a card it refuses to serve)."""
     port, admin_port = free_port(), free_port()
     fd, name = tempfile.mkstemp(prefix="gateway-", suffix=".log")
     with os.fdopen(fd, "wb") as log:
@@ -72,8 +75,11 @@ def run_gateway(upstream: str, *args: str, env: dict[str, str] | None = None) ->
         while True:
             try:
                 with urllib.request.urlopen(gateway.base_url + "/.well-known/agent-card.json", timeout=2) as r:
-                    if r.status == 200:
+                    if r.status == card_status:
                         break
+            except urllib.error.HTTPError as err:
+                if err.code == card_status:
+                    break
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:

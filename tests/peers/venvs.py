@@ -34,8 +34,9 @@ _COMMON = [
     "setuptools==84.2.1",
 ]
 REQUIREMENTS: dict[Generation, list[str]] = {
-    "v03": ["a2a-sdk[http-server,grpc]==0.3.26", "fastapi==0.165.0", "httpx-sse==0.4.3", *_COMMON],
-    # [signing]: a2a.utils.signing, the card signer and verifier the edge tests use
+    # [signing] (both lines): a2a.utils.signing, the card signers and verifiers the edge tests use
+    "v03": ["a2a-sdk[http-server,grpc,signing]==0.3.26", "pyjwt==2.15.1", "fastapi==0.165.0", "httpx-sse==0.4.3",
+            *_COMMON],
     "v10": ["a2a-sdk[http-server,grpc,signing]==1.3.0", "pyjwt==2.15.1", *_COMMON],
 }
 

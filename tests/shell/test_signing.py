@@ -1,6 +1,7 @@
 """gateway.shell.signing: the gateway's signer for every key type, its JWKS, and the verifier against PEM,
 certificate, JWK and JWKS key files and a JWKS URL (a real aiohttp server on loopback); the extended card
-signed as the public card is, through a gateway in front of a scripted agent."""
+signed as the public card is, through a gateway in front of a scripted agent; the agent's own signatures never
+served; only a verified card signed, and with card.require_verified an unverified one not served at all."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
@@ -20,8 +22,9 @@ from google.protobuf import json_format
 
 from gateway.config import CardSettings, ConfigError
 from gateway.core.bindings.grpc import message_class
+from gateway.core.errors import UpstreamUnavailable
 from gateway.core.types import Version
-from gateway.shell.signing import CardSigner, CardVerifier
+from gateway.shell.signing import CardSigner, CardVerifier, Verdict, vouch
 from tests.shell.conftest import GatewayFactory
 
 CARD: dict[str, Any] = {"name": "agent", "version": "1.0", "skills": [{"id": "s", "name": "S", "tags": ["t"]}]}
@@ -183,5 +186,103 @@ async def test_the_extended_card_over_grpc_is_signed(version: Version, tmp_path:
     request = message_class(version, "GetExtendedAgentCardRequest" if version is Version.V10 else "GetAgentCardRequest")
     reply = await channel.unary_unary(f"/{service}/{name}")(request().SerializeToString())
     card = json_format.MessageToDict(message_class(version, "AgentCard").FromString(reply))
-    assert card["name"] == "extended" and len(card["signatures"]) == (2 if version is Version.V03 else 1)
+    assert card["name"] == "extended" and len(card["signatures"]) == (3 if version is Version.V03 else 1)
     await _holds(card, gw, tmp_path)
+
+
+def _agent_signs(fake: Any, folder: Path, *, tamper: bool) -> str:
+    """The fake agent's card signed with a key of its own (kid agent-1), edited after signing when `tamper`;
+    the path of the agent's public key."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    (folder / "agent.pub.pem").write_bytes(_pem(key))
+    signed = CardSigner(key, "agent-1").sign(fake.card)
+    fake.card_override = {**signed, "name": "edited after signing"} if tamper else signed
+    return str(folder / "agent.pub.pem")
+
+
+async def _card(gw: TestClient[Any, Any], version: str) -> tuple[int, str]:
+    async with gw.get("/.well-known/agent-card.json", headers={"A2A-Version": version}) as resp:
+        return resp.status, await resp.text()
+
+
+@pytest.mark.parametrize("agent", ["1.0", "0.3"])
+async def test_without_a_key_no_card_keeps_the_agents_signature(agent: str, tmp_path: Path,
+                                                                 fake_agent_factory: Any,
+                                                                 gateway_factory: GatewayFactory) -> None:
+    """The gateway rewrote the card: the agent's signature no longer holds, so neither card keeps it."""
+    fake = await fake_agent_factory(agent)
+    _agent_signs(fake, tmp_path, tamper=False)
+    assert fake.card["signatures"]
+    fake.reply_json("GetExtendedAgentCard", fake.card)
+    gw = await gateway_factory(fake.url)
+    for version in ("1.0", "0.3"):
+        status, text = await _card(gw, version)
+        assert status == 200 and "signatures" not in json.loads(text), text
+    if agent == "1.0":
+        async with gw.post("/", json=EXTENDED["jsonrpc-v1.0"][2], headers={"A2A-Version": "1.0"}) as resp:
+            extended = (await resp.json())["result"]
+        assert extended["name"] == fake.card["name"] and "signatures" not in extended
+
+
+@pytest.mark.parametrize("tamper", [False, True])
+async def test_the_gateway_signs_only_a_verified_card(tamper: bool, tmp_path: Path, fake_agent_factory: Any,
+                                                      gateway_factory: GatewayFactory) -> None:
+    """With verify keys and require_verified off, a card whose signature does not verify is served unsigned (the
+    gateway does not vouch for it); one that verifies is served with the gateway's signatures."""
+    fake = await fake_agent_factory("1.0")
+    public = _agent_signs(fake, tmp_path, tamper=tamper)
+    fake.reply_json("GetExtendedAgentCard", fake.card)
+    gw = await gateway_factory(fake.url, card__signing_key_file=_gateway_key(tmp_path), card__signing_kid="gw-1",
+                               card__verify_key_files=[public])
+    for version, count in (("1.0", 1), ("0.3", 3)):
+        status, text = await _card(gw, version)
+        assert status == 200, text
+        assert len(json.loads(text).get("signatures", [])) == (0 if tamper else count), text
+    async with gw.post("/", json=EXTENDED["jsonrpc-v1.0"][2], headers={"A2A-Version": "1.0"}) as resp:
+        extended = (await resp.json())["result"]
+    assert len(extended.get("signatures", [])) == (0 if tamper else 1)
+
+
+async def test_require_verified_serves_no_unverified_card(tmp_path: Path, fake_agent_factory: Any,
+                                                          gateway_factory: GatewayFactory, grpc_gateway: Any) -> None:
+    """With require_verified, a card whose signature does not verify is not served at all: the card door and
+    every extended-card call answer an error in the caller's own shape that says why."""
+    fake = await fake_agent_factory("1.0")
+    public = _agent_signs(fake, tmp_path, tamper=True)
+    fake.reply_json("GetExtendedAgentCard", fake.card)
+    fake.reply_json("GET /extendedAgentCard", fake.card)
+    settings = {"card__signing_key_file": _gateway_key(tmp_path), "card__verify_key_files": [public],
+                "card__require_verified": True}
+    gw = await gateway_factory(fake.url, **settings)
+    for version in ("1.0", "0.3"):
+        status, text = await _card(gw, version)
+        assert status == 502 and "signature is not verified" in text and "agent-1" in text, text
+    for door in sorted(EXTENDED):
+        method, path, payload, version, member = EXTENDED[door]
+        async with gw.request(method, path, json=payload, headers={"A2A-Version": version}) as resp:
+            body = await resp.json()
+        if member:   # JSON-RPC: HTTP 200, the error in its envelope
+            assert resp.status == 200 and body["error"]["code"] == -32603, body
+            assert "signature is not verified" in body["error"]["message"], body
+        else:
+            assert resp.status == 502 and "signature is not verified" in json.dumps(body), body
+    assert not [r for r in fake.requests if b"ExtendedAgentCard" in r.raw or "extended" in r.path.lower()]
+    _, _, channel = await grpc_gateway(fake, **settings)
+    request = message_class(Version.V10, "GetExtendedAgentCardRequest")
+    with pytest.raises(grpc.aio.AioRpcError) as failed:
+        await channel.unary_unary("/lf.a2a.v1.A2AService/GetExtendedAgentCard")(request().SerializeToString())
+    assert "signature is not verified" in (failed.value.details() or ""), failed.value
+
+
+def test_vouch() -> None:
+    """The signer is used for a card not checked at all or verified; none for one not verified, and with
+    require_verified such a card, or one not fetched yet, is an error that says why."""
+    signer = CardSigner(ec.generate_private_key(ec.SECP256R1()), "k")
+    valid, invalid = Verdict("valid", "ok", "agent-1"), Verdict("invalid", "the signature by kid 'a' does not verify")
+    assert vouch(signer, None, checked=False, required=True) is signer
+    assert vouch(signer, valid, checked=True, required=True) is signer
+    assert vouch(signer, invalid, checked=True, required=False) is None
+    assert vouch(signer, Verdict("unsigned", "no signature"), checked=True, required=False) is None
+    for verdict, why in ((invalid, "kid 'a' does not verify"), (None, "not fetched yet")):
+        with pytest.raises(UpstreamUnavailable, match=why):
+            vouch(None, verdict, checked=True, required=True)

@@ -1,7 +1,8 @@
 """The agent-card door: GET at both well-known paths, the upstream card (cached) translated for the caller's
 version, every interface pointing at the gateway, `Vary: A2A-Version`, signed with the gateway's key when it has
-one (its JWKS beside), a strong `ETag` per variant and the card's `Last-Modified`, conditional GETs answered 304.
-Errors are REST errors of the caller's version (an agent that cannot be reached answers 502)."""
+one and vouches for the agent's card (its JWKS beside), a strong `ETag` per variant and the card's `Last-Modified`,
+conditional GETs answered 304. Errors are REST errors of the caller's version (an agent that cannot be reached, or
+whose card is required verified and is not, answers 502)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from gateway.core.types import Binding, Version
 from gateway.core.versions import client_version
 from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.pipeline import A2ACaller, Context, serve
-from gateway.shell.signing import JWKS_PATH
+from gateway.shell.signing import JWKS_PATH, vouch
 from gateway.shell.urls import grpc_target, public_base
 
 HEADERS = {"Vary": "A2A-Version", "Cache-Control": "public, max-age=60"}
@@ -59,7 +60,8 @@ async def _door(ctx: Context) -> web.Response:
     base = public_base(request, ctx.settings)
     target = grpc_target(base, ctx.settings, ctx.lifecycle.grpc_port)
     body = served_card(card, client=client, base_url=base, bindings=ctx.served_bindings, cx=cx, grpc_target=target)
-    signer = ctx.app.get(CARD_SIGNER)
+    signer = vouch(ctx.app.get(CARD_SIGNER), ctx.upstream.card_signature, checked=ctx.upstream.verify is not None,
+                   required=ctx.settings.card.require_verified)
     if signer is not None:  # each variant signed as served, its key published beside the card
         # a v1.0 reader (a2a-sdk 1.x) of the v0.3 card reads the v1.0 card out of it: signed too
         v10 = served_card(card, client=Version.V10, base_url=base, bindings=ctx.served_bindings, cx=Cx(),

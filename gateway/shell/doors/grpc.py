@@ -63,6 +63,7 @@ from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
 from gateway.shell.relay import LOOKAHEAD_SECONDS
+from gateway.shell.signing import vouch
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TASK_INDEX, TaskStore, remember, tracked
 from gateway.shell.upstream import Upstream, read_bounded
@@ -291,12 +292,14 @@ class GrpcListener:
         User-Agent suggests (a2a-sdk for Python's gRPC client sends the base64 text, double)."""
         settings = call.settings
         base = listener_base(settings)
-        signer = self.app.get(CARD_SIGNER)
+        upstream = self.upstream
+        signer = vouch(self.app.get(CARD_SIGNER), upstream.card_signature, checked=upstream.verify is not None,
+                       required=settings.card.require_verified) if client.op.card_result else None
         serving = Serving(base, grpc_target(base, settings, self.lifecycle.grpc_port),
                           signer.signing_for(base) if signer is not None else None, self.app[SERVED_BINDINGS],
                           self.app.get(SEALER))
         agent = next((v for k, v in call.metadata if k == "user-agent" and isinstance(v, str)), None)
-        return exchange(self.upstream, client, iface, settings.quirks, user_agent=agent, serving=serving)
+        return exchange(upstream, client, iface, settings.quirks, user_agent=agent, serving=serving)
 
     # ---- toward an HTTP agent (JSON-RPC or HTTP+JSON) -------------------------------------------------
 

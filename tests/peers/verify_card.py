@@ -1,5 +1,7 @@
-"""Owns the real a2a-sdk 1.x card-signature check: fetch a card with the SDK's card resolver and verify it
-with the SDK's own verifier (a2a.utils.signing), the key found through the signature's `jku` JWKS."""
+"""Owns the real a2a-sdk card-signature check, either line (run by the v0.3 or the v1.0 peer venv's python):
+fetch a card with the SDK's card resolver and verify it with the SDK's own verifier (a2a.utils.signing), the key
+found through the signature's `jku` JWKS; or, with --canonical (a2a-sdk 0.3), print that SDK's canonical form of
+a card file."""
 
 from __future__ import annotations
 
@@ -39,11 +41,24 @@ async def run(url: str, version: str) -> dict[str, Any]:
         return {"ok": True, "name": card.name, "signatures": len(card.signatures)}
 
 
+def canonical(path: str) -> str:
+    """a2a-sdk 0.3's canonical form of the v0.3 card in `path`, as its signer and verifier make it."""
+    from a2a.types import AgentCard
+    from a2a.utils.helpers import canonicalize_agent_card
+
+    with open(path, encoding="utf-8") as f:
+        return canonicalize_agent_card(AgentCard.model_validate(json.load(f)))
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description="verify a card's signature with a2a-sdk 1.x")
-    parser.add_argument("--url", required=True, help="the base URL serving /.well-known/agent-card.json")
+    parser = argparse.ArgumentParser(description="verify a card's signature with the installed a2a-sdk")
+    parser.add_argument("--url", help="the base URL serving /.well-known/agent-card.json")
     parser.add_argument("--version", default="1.0", help="the A2A-Version header sent ('' for none)")
+    parser.add_argument("--canonical", help="print a2a-sdk 0.3's canonical form of this card file instead")
     args = parser.parse_args()
+    if args.canonical:
+        print(canonical(args.canonical), flush=True)
+        return 0
     print(json.dumps(asyncio.run(run(args.url, args.version))), flush=True)
     return 0
 

@@ -587,8 +587,9 @@ _TABLE: tuple[Key, ...] = (
     Key("card.signing_key_file", "str", "",
         "PEM file of the private key the gateway signs the cards it serves with (EC P-256/P-384/P-521: "
         "ES256/ES384/ES512, RSA: RS256, Ed25519: EdDSA); its public key is served at "
-        "/.well-known/jwks.json. Empty: served cards carry no signature (an upstream card's signatures "
-        "cannot survive the rewriting and are dropped, noted card_signature_dropped)."),
+        "/.well-known/jwks.json. Cards are signed only when the upstream card verified against the verify "
+        "keys below, or when none are set. Empty: served cards carry no signature (the upstream card's own "
+        "signatures never survive the rewriting; they are dropped, noted card_signature_dropped)."),
     Key("card.signing_kid", "str", "",
         "The `kid` of the gateway's signatures and JWKS entry; empty: the key's RFC 7638 thumbprint."),
     Key("card.verify_key_files", "list", (),
@@ -599,8 +600,10 @@ _TABLE: tuple[Key, ...] = (
         "again for an unknown `kid`). A signature's own `jku` is never followed.",
         check=check_jwks_url),
     Key("card.require_verified", "bool", False,
-        "Readiness fails while the upstream card carries no signature that verifies against the keys "
-        "above; false only reports it (in /readyz, the log and a metric)."),
+        "Serve no card, and fail readiness, while the upstream card carries no signature that verifies "
+        "against the keys above: the card door answers 502, and the extended-card calls an error in the "
+        "caller's shape, saying why. False: only reports it (in /readyz, the log and a metric), and serves "
+        "the card unsigned."),
     Key("auth.jwks_url", "str", "",
         "JWKS URL of the keys caller JWTs (`Authorization: Bearer`) are signed with; fetched at start, "
         "kept for five minutes, fetched again for an unknown `kid`. Empty: no JWT is accepted.",

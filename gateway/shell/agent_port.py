@@ -7,30 +7,33 @@ and a stream opened for its messages. A user of the port never branches on the a
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
-from gateway.core.bindings.grpc.metadata import toward_agent
+from gateway.core.bindings.grpc.metadata import from_headers, toward_agent
+from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
-from gateway.core.errors import UpstreamUnavailable
+from gateway.core.errors import GatewayError, GatewayOverloaded, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.exchange import Again, Call, Exchange, Result
 from gateway.core.notes import RestBytes
 from gateway.core.push import PushSealer
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
-from gateway.shell.headers import RequestHeaders, upstream_request_headers
+from gateway.shell.headers import AnyHeaders, RawHeaders, RequestHeaders, upstream_request_headers
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.upstream import Upstream
 
 if TYPE_CHECKING:
-    from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
+    from gateway.shell.channels import GrpcReply, GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
-__all__ = ["CONTENT_TYPE", "PROTO_BYTES", "Caller", "Challenge", "Serving", "exchange", "grpc_metadata", "http_headers",
-           "open_stream", "rest_bytes_of_client", "result", "url"]
+__all__ = ["CONTENT_TYPE", "LINK_FAULTS", "PROTO_BYTES", "Caller", "Challenge", "Serving", "exchange", "grpc_metadata",
+           "grpc_stream", "grpc_unary", "http_headers", "open_stream", "quiet_too_long", "reach",
+           "rest_bytes_of_client", "result", "url"]
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -86,12 +89,16 @@ def rest_bytes_of_client(user_agent: str | None) -> RestBytes | None:
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """What of the caller travels to the agent: its end-to-end headers (authorization, the extensions it
-    asked for, the application's own), the gateway's own calls none; its address for X-Forwarded-For."""
+    """What of the caller travels to the agent: its headers (the end-to-end ones go on: authorization, the
+    extensions it asked for, the application's own; as its parser read them, or decoded), the gateway's own
+    calls none; its address for X-Forwarded-For."""
 
-    headers: Mapping[str, str] | None = None
+    headers: AnyHeaders | RawHeaders | Mapping[str, str] | None = None
     peer: str | None = None
 
+
+# the link's own failures (the agent unreachable or silent, the pool full): a caller's fault, not a reply's
+LINK_FAULTS = (UpstreamUnavailable, UpstreamTimeout, GatewayOverloaded)
 
 NOBODY = Caller()   # a call the gateway makes on its own (a push delivery's task fetch)
 
@@ -114,7 +121,9 @@ def url(iface: Interface, path: str) -> str:
 def http_headers(upstream: Upstream, iface: Interface, caller: Caller, accept: str) -> RequestHeaders:
     """The headers of a request to an HTTP interface: the caller's end-to-end ones, the configured extras,
     the interface's version and content type."""
-    headers = upstream_request_headers(CIMultiDict(caller.headers or {}), iface.version, peer=caller.peer,
+    given = caller.headers
+    client = given if isinstance(given, CIMultiDict | CIMultiDictProxy | tuple) else CIMultiDict(given or {})
+    headers = upstream_request_headers(client, iface.version, peer=caller.peer,
                                        extra=upstream.settings.headers,
                                        content_type=CONTENT_TYPE[iface.version, iface.binding])
     headers["Accept"] = accept
@@ -130,8 +139,47 @@ def grpc_metadata(upstream: Upstream, iface: Interface,
     return pairs
 
 
+async def reach(upstream: Upstream, client: Version) -> tuple[Interface, JsonObj | None]:
+    """The agent's best interface for a caller of `client`'s version (any binding) and its card in v1.0 (None
+    when it has none to give: a fixed upstream version works without one), within the head deadline."""
+    async with asyncio.timeout(upstream.deadlines.first_byte):
+        iface = (await upstream.interfaces(client, Binding.JSONRPC))[0]
+        try:
+            card: JsonObj | None = (await upstream.card()).card
+        except GatewayError:
+            card = None
+    return iface, card
+
+
+def grpc_unary(upstream: Upstream, iface: Interface, path: str, request: bytes, metadata: Any, *,
+               left: float | None = None) -> Awaitable[GrpcReply]:
+    """One unary call to a gRPC interface within the unary deadline (`left`: the caller's own time left,
+    when it has a deadline: the agent then has no more)."""
+    timeout = upstream.deadlines.unary
+    return upstream.channels.unary(iface.url, path, request, metadata,
+                                   timeout=timeout if left is None else min(left, timeout))
+
+
+def grpc_stream(upstream: Upstream, iface: Interface, path: str, request: bytes, metadata: Any, *,
+                left: float | None = None) -> GrpcStream:
+    """A server-streaming call to a gRPC interface (`left`: the caller's deadline, None when it has none),
+    its head and each message due within the stream deadlines."""
+    deadlines = upstream.deadlines
+    return upstream.channels.stream(iface.url, path, request, metadata, timeout=left,
+                                    first_byte=deadlines.first_byte, idle=deadlines.idle)
+
+
 def _metadata(upstream: Upstream, iface: Interface, caller: Caller) -> list[tuple[str, str | bytes]]:
-    return grpc_metadata(upstream, iface, [(k.lower(), v) for k, v in (caller.headers or {}).items()])
+    given = caller.headers
+    pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in given] if isinstance(given, tuple) else \
+        list((given or {}).items())
+    return grpc_metadata(upstream, iface, from_headers(pairs))
+
+
+def quiet_too_long(upstream: Upstream, seconds: float) -> bool:
+    """Whether a task followed by polling (a subscription the agent no longer streams) has been quiet past
+    the stream idle deadline: it ends as a quiet stream does."""
+    return seconds >= upstream.deadlines.idle
 
 
 async def result(upstream: Upstream, exchange: Exchange, caller: Caller = NOBODY, *,
@@ -140,10 +188,10 @@ async def result(upstream: Upstream, exchange: Exchange, caller: Caller = NOBODY
     result or A2A error read for the exchange's caller, or its authentication challenge. The gateway's own
     fault reading it is raised (a GatewayError); a 5xx that is no JSON is the agent unavailable."""
     iface, out = exchange.upstream, exchange.upstream_request()
+    read_only = read_only or exchange.op.read_only
     while True:
         if iface.binding is Binding.GRPC:
-            got = await upstream.channels.unary(iface.url, out.path, out.body or b"",
-                                                _metadata(upstream, iface, caller), timeout=upstream.deadlines.unary)
+            got = await grpc_unary(upstream, iface, out.path, out.body or b"", _metadata(upstream, iface, caller))
             step = exchange.read_grpc_result(got.status if got.status is not None else got.message or b"")
         else:
             reply = await upstream.request(out.method, url(iface, out.path), body=out.body, query=out.query,
@@ -159,15 +207,16 @@ async def result(upstream: Upstream, exchange: Exchange, caller: Caller = NOBODY
 
 
 @asynccontextmanager
-async def open_stream(upstream: Upstream, exchange: Exchange,
-                      caller: Caller = NOBODY) -> AsyncIterator[StreamReply | GrpcStream]:
+async def open_stream(upstream: Upstream, exchange: Exchange, caller: Caller = NOBODY,
+                      out: Outgoing | None = None) -> AsyncIterator[StreamReply | GrpcStream]:
     """The exchange's streaming call, opened on its interface: an HTTP interface's reply (its head read; an
     event stream when its status is 200 and its type text/event-stream, else a refusal to read whole), or a
-    gRPC interface's call (its messages, then its status). Closed when the block ends."""
-    iface, out = exchange.upstream, exchange.upstream_request()
+    gRPC interface's call (its messages, then its status). Closed when the block ends. `out`: the request,
+    when the exchange already made it."""
+    iface = exchange.upstream
+    out = out or exchange.upstream_request()
     if iface.binding is Binding.GRPC:
-        async with upstream.channels.stream(iface.url, out.path, out.body or b"", _metadata(upstream, iface, caller),
-                                            timeout=None) as call:
+        async with grpc_stream(upstream, iface, out.path, out.body or b"", _metadata(upstream, iface, caller)) as call:
             yield call
         return
     resp = await upstream.open(out.method, url(iface, out.path), headers=http_headers(upstream, iface, caller, SSE),

@@ -99,18 +99,21 @@ class Channels:
             return GrpcReply(None, _pairs(err.initial_metadata()), _pairs(err.trailing_metadata()), _status(err))
         return GrpcReply(message, _pairs(await call.initial_metadata()), _pairs(await call.trailing_metadata()))
 
-    def stream(self, url: str, path: str, request: bytes, metadata: Pairs, *, timeout: float | None) -> GrpcStream:
-        """A server-streaming call (`timeout`: the caller's deadline, None when it has none)."""
+    def stream(self, url: str, path: str, request: bytes, metadata: Pairs, *, timeout: float | None,
+               first_byte: float, idle: float) -> GrpcStream:
+        """A server-streaming call (`timeout`: the caller's deadline, None when it has none), its head due
+        within `first_byte` seconds and each message within `idle` of the last."""
         method: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = self.channel(url).unary_stream(path)
-        return GrpcStream(method(request, metadata=metadata, timeout=timeout))
+        return GrpcStream(method(request, metadata=metadata, timeout=timeout), first_byte, idle)
 
 
 class GrpcStream:
     """One server-streaming call to an agent: its messages as they come, then its status; cancelled when
     the block that holds it ends first (the caller left, or the relay ended it)."""
 
-    def __init__(self, call: grpc.aio.UnaryStreamCall[bytes, bytes]) -> None:
+    def __init__(self, call: grpc.aio.UnaryStreamCall[bytes, bytes], first_byte: float, idle: float) -> None:
         self.call = call
+        self.first_byte, self.idle = first_byte, idle   # its deadlines: the head, and between two messages
         self.status: GrpcStatus | None = None  # the failed call's status, once read (None: OK so far)
         self.trailing: Pairs = []
         self.drained = False
@@ -129,17 +132,18 @@ class GrpcStream:
         if not self.call.done():
             self.call.cancel()
 
-    async def head(self, timeout: float) -> Pairs:
+    async def head(self) -> Pairs:
         """The agent's initial metadata (sent before its first message, or with its failure)."""
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(self.first_byte):
                 return _pairs(await self.call.initial_metadata())
         except TimeoutError:
             raise UpstreamTimeout("upstream agent timed out") from None
 
-    async def messages(self, idle: float) -> AsyncIterator[bytes]:
+    async def messages(self) -> AsyncIterator[bytes]:
         """Each message; a failure ends the iteration with `status` set; UpstreamTimeout after `idle`
         seconds without one."""
+        idle = self.idle
         while True:
             try:
                 message = await asyncio.wait_for(self.call.read(), idle)

@@ -7,11 +7,12 @@ agent's card has no push. A door takes part through a `Seat` (shell.http_seat, t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+import gateway.shell.agent_port as agent_port
 from gateway.config import Settings
 from gateway.core.card import Interface
 from gateway.core.compose import (
@@ -26,34 +27,25 @@ from gateway.core.compose import (
     subscription_over,
     task_state,
 )
-from gateway.core.errors import GatewayError, TaskNotFound, UpstreamUnavailable
-from gateway.core.exchange import Again, Call, Exchange, Result
+from gateway.core.errors import GatewayError, TaskNotFound
+from gateway.core.exchange import Call, Exchange, Result
 from gateway.core.notes import Note
 from gateway.core.operations import by_name
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange
+from gateway.shell.agent_port import LINK_FAULTS, Caller, Challenge
 from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Lifecycle
 from gateway.shell.stream_link import StreamReply
 from gateway.shell.task_index import TaskStore, agent_key, remember
 from gateway.shell.upstream import Upstream, read_bounded
 
-__all__ = ["Challenge", "DoorCall", "Got", "Seat", "compose"]
+__all__ = ["DoorCall", "Got", "Seat", "compose"]
 
 TASK_NOT_FOUND = -32001
 POLL_SECONDS = 1.0   # how often a subscription the agent no longer streams reads its task again
 SSE = "text/event-stream"
-
-
-@dataclass(frozen=True, slots=True)
-class Challenge:
-    """The agent's authentication challenge (HTTP 401/403): authentication is end to end, so it is the
-    caller's answer, as its door renders a challenge."""
-
-    status: int
-    headers: Any
-    body: bytes | None = None
 
 
 Got = Result | GatewayError | Challenge   # a sub-call's result (or A2A error), the gateway's fault reading it
@@ -101,8 +93,9 @@ class Seat(Protocol[Answer_co, Out]):
         """The caller's stream can take nothing more (a gRPC status was sent)."""
 
     def exchange(self, call: Call, iface: Interface) -> Exchange: ...
-    def headers(self, iface: Interface) -> Any:
-        """The headers of a request to the agent's HTTP interface, the caller's forwarded ones included."""
+    @property
+    def caller(self) -> Caller:
+        """What of the caller travels to the agent (its forwarded headers, its address)."""
     async def answer(self, main: Exchange, got: Got) -> Answer_co:
         """The caller's unary answer: a result or A2A error in its shape, a fault, the agent's challenge."""
     def relay(self, main: Exchange) -> StreamRelay[Any, Out]: ...
@@ -154,31 +147,20 @@ def _http(ifaces: list[Interface]) -> Interface | None:
     return next((i for i in ifaces if i.version is Version.V03 and i.binding is not Binding.GRPC), None)
 
 
-def _url(iface: Interface, path: str) -> str:
-    return iface.url if not path else iface.url.rstrip("/") + path
-
-
 async def _call(seat: Seat[Any, Any], iface: Interface, op: str, params: Any) -> Got:
     """One v1.0 sub-call of a composition to the agent, read as a v1.0 result (the tasks it shows recorded)."""
     call = seat.call
     sub = seat.exchange(Call(by_name(op), Version.V10, call.binding, params, call.rpc_id), iface)
     try:
-        out = sub.upstream_request()
-        while True:
-            reply = await seat.upstream.request(out.method, _url(iface, out.path), body=out.body, query=out.query,
-                                                headers=seat.headers(iface))
-            if reply.status in (401, 403):   # authentication is end to end: the challenge passes unchanged
-                return Challenge(reply.status, reply.headers, reply.body)
-            if reply.status >= 500 and "json" not in reply.headers.get("Content-Type", ""):
-                raise UpstreamUnavailable(f"upstream agent answered HTTP {reply.status}")
-            try:
-                step = sub.read_result(reply.status, reply.body)
-            except GatewayError as err:
-                return err
-            if not isinstance(step, Again):
-                await remember(seat.store, seat.scope, sub)
-                return step
-            out = step.request
+        try:
+            got = await agent_port.result(seat.upstream, sub, seat.caller)   # a challenge passes unchanged
+        except LINK_FAULTS:
+            raise
+        except GatewayError as err:   # the agent's reply could not be read
+            return err
+        if isinstance(got, Result):
+            await remember(seat.store, seat.scope, sub)
+        return got
     finally:
         seat.door.notes.extend(sub.notes)
 
@@ -227,10 +209,10 @@ async def _subscribe(seat: Seat[A, Out], iface: Interface) -> A:
     if refusal is not None:
         raise refusal
     task = got.value
-    headers = seat.headers(iface)
-    headers["Accept"] = SSE
-    resp = await seat.upstream.open(out.method, _url(iface, out.path), headers=headers, body=out.body,
-                                    query=out.query)
+    held = contextlib.AsyncExitStack()
+    opened_stream = await held.enter_async_context(agent_port.open_stream(seat.upstream, main, seat.caller, out))
+    assert isinstance(opened_stream, StreamReply), "compositions run over the agent's HTTP interfaces"
+    resp = opened_stream
     try:
         live = resp.status == 200 and resp.content_type == SSE
         if not live:
@@ -252,8 +234,7 @@ async def _subscribe(seat: Seat[A, Out], iface: Interface) -> A:
         written += await _follow(seat, iface, relay, task_id, last, opened, written)
         return await seat.end(written, relay)
     finally:
-        if not resp.closed:
-            resp.close()
+        await held.aclose()
         seat.door.notes.extend(main.notes)
         await remember(seat.store, seat.scope, main)
 
@@ -278,7 +259,7 @@ async def _follow(seat: Seat[Any, Out], iface: Interface, relay: StreamRelay[Any
         if change is not None:
             written += await seat.write(relay.emit(change))
             last, quiet, since_write = task_state(change), 0.0, 0.0
-        elif quiet >= seat.upstream.deadlines.idle:
+        elif agent_port.quiet_too_long(seat.upstream, quiet):
             break
         elif 0 < settings.server.heartbeat_seconds <= since_write:
             written += await seat.keepalive()

@@ -13,10 +13,11 @@ from gateway.core.errors import GatewayError
 from gateway.core.exchange import Call, Exchange
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Version
-from gateway.shell.compose import Challenge, Got, compose, may_compose
-from gateway.shell.headers import RequestHeaders, client_response_headers
+from gateway.shell.agent_port import Caller, Challenge
+from gateway.shell.compose import Got, compose, may_compose
+from gateway.shell.headers import client_response_headers
 from gateway.shell.pipeline import Context, respond, start_stream
-from gateway.shell.proxy import Raw, exchange_for, upstream_headers
+from gateway.shell.proxy import Raw, exchange_for
 from gateway.shell.proxy import forward as proxy_forward
 from gateway.shell.relay import KEEPALIVE, pump
 from gateway.shell.stream_link import StreamReply
@@ -77,8 +78,9 @@ class HttpSeat:
     def exchange(self, call: Call, iface: Interface) -> Exchange:
         return exchange_for(self.ctx, call, iface)
 
-    def headers(self, iface: Interface) -> RequestHeaders:
-        return upstream_headers(self.ctx, iface)
+    @property
+    def caller(self) -> Caller:
+        return Caller(self.ctx.forwarded_raw(), self.ctx.request.remote)
 
     async def answer(self, main: Exchange, got: Got) -> web.StreamResponse:
         ctx = self.ctx
@@ -107,7 +109,7 @@ class HttpSeat:
     async def pump(self, resp: StreamReply, relay: StreamRelay[Any, bytes]) -> int:
         settings = self.ctx.settings
         return await pump(self._open(), resp, relay, heartbeat=settings.server.heartbeat_seconds,
-                          lifecycle=self.ctx.lifecycle, idle_timeout=self.ctx.upstream.deadlines.idle,
+                          lifecycle=self.ctx.lifecycle,
                           budget=self.ctx.budget)
 
     async def keepalive(self) -> int:

@@ -13,7 +13,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from gateway.core import jsoncodec
-from gateway.core.bindings.grpc.metadata import from_headers, to_headers, toward_agent
+from gateway.core.bindings.grpc.metadata import from_headers, to_headers
 from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
@@ -27,7 +27,7 @@ from gateway.core.stream import ERROR_EVENT, SseFrames
 from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
-from gateway.shell.agent_port import PROTO_BYTES, Serving, exchange
+from gateway.shell.agent_port import PROTO_BYTES, Serving, exchange, grpc_metadata, grpc_stream, grpc_unary
 from gateway.shell.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER
 from gateway.shell.migration import check_cutoff
@@ -246,7 +246,7 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: StreamReply, relay: Relay) -> int:
     written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
-                         lifecycle=ctx.lifecycle, idle_timeout=ctx.upstream.deadlines.idle)
+                         lifecycle=ctx.lifecycle)
     await stream.write_eof()
     return written
 
@@ -310,20 +310,17 @@ async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamRe
     reply (or its stream, message by message) read back by the exchange; the client's headers as the
     call's metadata, the agent's initial metadata as the reply's headers."""
     iface, settings, client = exchange.upstream, ctx.settings, exchange.call.version
-    channels = ctx.upstream.channels
-    metadata = toward_agent(from_headers(ctx.forwarded_headers().items()), iface.version)
-    metadata.extend((k.lower(), v) for k, v in settings.upstream.headers.items())
+    metadata = grpc_metadata(ctx.upstream, iface, from_headers(ctx.forwarded_headers().items()))
     if not exchange.op.streaming:
         while True:
-            reply = await channels.unary(iface.url, out.path, out.body or b"", metadata,
-                                         timeout=ctx.upstream.deadlines.unary)
+            reply = await grpc_unary(ctx.upstream, iface, out.path, out.body or b"", metadata)
             step = exchange.client_grpc_reply(reply.status or reply.message or b"")
             if isinstance(step, Done):
                 ctx.outcome = "error" if step.reply.error else "ok"
                 return respond(step.reply, _grpc_headers(reply.initial, client))
             out = step.request
     relay = exchange.stream(max_event_bytes=settings.limits.max_sse_event_bytes)
-    async with channels.stream(iface.url, out.path, out.body or b"", metadata, timeout=None) as call:
+    async with grpc_stream(ctx.upstream, iface, out.path, out.body or b"", metadata) as call:
         handle = ctx.lifecycle.stream(call, relay, "translated")   # the drain cancels the agent's call
         try:
             return await _grpc_stream(ctx, exchange, call, relay)
@@ -334,9 +331,9 @@ async def _grpc(ctx: Context, exchange: Exchange, out: Outgoing) -> web.StreamRe
 async def _grpc_stream(ctx: Context, exchange: Exchange, call: GrpcStream, relay: Any) -> web.StreamResponse:
     """A gRPC agent's stream as the HTTP caller's SSE: a refusal before the first message is a plain reply."""
     client = exchange.call.version
-    head = await call.head(ctx.upstream.deadlines.first_byte)
+    head = await call.head()
     stream: web.StreamResponse | None = None
-    async for message in call.messages(ctx.upstream.deadlines.idle):
+    async for message in call.messages():
         stream = stream or await start_stream(ctx, _grpc_headers(head, client))
         await stream.write(relay.feed_item(exchange.grpc_item(message)))
         if relay.done:

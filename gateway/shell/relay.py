@@ -56,7 +56,7 @@ class Relay(Protocol):
 
 
 def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
-         heartbeat: float, idle_timeout: float, lifecycle: Lifecycle | None = None,
+         heartbeat: float, lifecycle: Lifecycle | None = None,
          keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
          budget: StreamBudget | None = None) -> Coroutine[None, None, int]:
     """Relay upstream chunks through `relay` until either side ends; returns bytes written. The upstream response
@@ -71,7 +71,7 @@ def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode, budget)
-    return _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
+    return _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=upstream.idle,
                  keepalive=keepalive, hold_seconds=hold_seconds).run()
 
 

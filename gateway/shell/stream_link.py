@@ -137,7 +137,7 @@ class StreamReply:
     connection back for reuse, close() drops it; either one once calls what waits on it (the pool's slot)."""
 
     __slots__ = ("_chunks", "_done", "_due_in", "_ended", "_error", "_framed", "_head", "_kept", "_loop",
-                 "_on_done", "_size", "_waiter", "headers", "link", "raw", "status")
+                 "_on_done", "_size", "_waiter", "headers", "idle", "link", "raw", "status")
 
     def __init__(self, link: Link) -> None:
         self.link: Link | None = link
@@ -156,6 +156,7 @@ class StreamReply:
         self._on_done: list[Callable[[], None]] = []
         self._done = False
         self._due_in: Links | None = None   # the links whose timer watches this reply's deadline
+        self.idle = float("inf")   # a stream's deadline between two chunks (the Upstream sets it; the relay keeps it)
 
     # ---- what the connection tells it
 

@@ -506,6 +506,7 @@ class Upstream:
             pool.release()
             raise
         resp.add_done(pool.release)
+        resp.idle = t.idle
         if resp.status >= 500:
             self._error("http_5xx")
         return resp

@@ -79,9 +79,9 @@ async def test_unary_bytes_metadata_and_status(server: str) -> None:
 async def test_stream_messages_then_status(server: str) -> None:
     channels = Channels(1 << 20)
     try:
-        async with channels.stream(server, "/t.S/Count", b"3", [], timeout=5) as call:
-            await call.head(5)
-            got: list[Any] = [m async for m in call.messages(5)]
+        async with channels.stream(server, "/t.S/Count", b"3", [], timeout=5, first_byte=5, idle=5) as call:
+            await call.head()
+            got: list[Any] = [m async for m in call.messages()]
         assert got == [b"0", b"1", b"2"]
         assert call.status is not None and call.status.name == "FAILED_PRECONDITION"
     finally:
@@ -105,10 +105,11 @@ async def test_drain_ends_the_stream_cleanly(server: str) -> None:
     with no status (the caller's stream then ends as a drained HTTP one does)."""
     channels = Channels(1 << 20)
     try:
-        async with channels.stream(server, "/t.S/Count", b"1000", [], timeout=30) as call:
-            await call.head(5)
+        async with channels.stream(server, "/t.S/Count", b"1000", [], timeout=30, first_byte=5,
+                                   idle=5) as call:
+            await call.head()
             got = []
-            async for message in call.messages(5):
+            async for message in call.messages():
                 got.append(message)
                 if len(got) == 2:
                     call.set_exception(Drained())

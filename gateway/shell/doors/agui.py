@@ -38,7 +38,7 @@ from gateway.core.exchange import Exchange, Reply, Result
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.stream import HubItem, StreamRelay
-from gateway.core.types import Binding, JsonObj, Version
+from gateway.core.types import JsonObj, Version
 from gateway.observability import get_logger
 from gateway.shell.agent_port import Caller
 from gateway.shell.lifecycle import Track
@@ -56,6 +56,8 @@ DEFAULT_ROUTES = frozenset({"", "default"})
 OPERATION = "agui_run"  # the metrics' and log's operation label of a run
 _STREAM_TYPES = ("text/event-stream", "text/*", "*/*")
 _JSON = "application/json"
+# a wait whose bound is the agent port's own deadline (the waits here only add keep-alives while it runs)
+FOREVER = float("inf")
 
 
 @dataclass(slots=True)
@@ -232,9 +234,8 @@ class RunDoor:
             await self.response.write_eof()
 
     async def _call(self) -> None:
-        timeout = self.settings.upstream.timeout
         try:
-            iface, agent = await self.waiting(_agent(self.ctx.upstream, self.settings), timeout.first_byte)
+            iface, agent = await self.waiting(_agent(self.ctx.upstream, self.settings), FOREVER)
         except (GatewayError, TimeoutError) as err:
             await self.send(self.run.fail("upstream.unreachable", _message(err, "agent card not available")))
             return
@@ -273,8 +274,7 @@ class RunDoor:
 
     async def _unary(self, exchange: Exchange, caller: Caller) -> None:
         try:
-            got = await self.waiting(agent_port.result(self.ctx.upstream, exchange, caller),
-                                     self.ctx.upstream.deadlines.unary)
+            got = await self.waiting(agent_port.result(self.ctx.upstream, exchange, caller), FOREVER)
         except TimeoutError:
             await self.send(self.run.fail("upstream.timeout", "the agent did not answer in time"))
             return
@@ -291,7 +291,7 @@ class RunDoor:
         async with contextlib.AsyncExitStack() as held:
             try:
                 resp = await self.waiting(held.enter_async_context(
-                    agent_port.open_stream(upstream, exchange, caller)), upstream.deadlines.first_byte)
+                    agent_port.open_stream(upstream, exchange, caller)), FOREVER)
             except TimeoutError:
                 await self.send(self.run.fail("upstream.timeout", "the agent did not answer in time"))
                 return
@@ -306,16 +306,15 @@ class RunDoor:
     async def _grpc_stream(self, exchange: Exchange, stream: GrpcStream) -> None:
         """A gRPC agent's stream into the run: each message through the v1.0 hub relay, keep-alives while the
         agent is quiet, the agent's idle deadline, and the settle wait after an interrupted state."""
-        deadlines = self.ctx.upstream.deadlines
         relay = RunRelay(exchange.hub_stream(max_event_bytes=self.settings.limits.max_sse_event_bytes), self.run, self)
         handle = self.ctx.lifecycle.stream(stream, relay.relay, "translated", self.ctx.budget)
         try:
-            await self.waiting(stream.head(deadlines.first_byte), deadlines.first_byte)
-            messages = stream.messages(deadlines.idle).__aiter__()
+            await self.waiting(stream.head(), FOREVER)
+            messages = stream.messages().__aiter__()
             while not relay.done and not stream.drained:
                 try:
                     message = await self.waiting(messages.__anext__(),
-                                                 self.settings.agui.settle_seconds if relay.holding else float("inf"))
+                                                 self.settings.agui.settle_seconds if relay.holding else FOREVER)
                 except TimeoutError:   # the settle wait after an interrupted state is over
                     await self._write(relay.release())
                     break
@@ -342,14 +341,13 @@ class RunDoor:
                 relay = RunRelay(exchange.hub_stream(max_event_bytes=self.settings.limits.max_sse_event_bytes),
                                  self.run, self)
                 await pump(self.response, resp, relay, heartbeat=self.settings.server.heartbeat_seconds,
-                           idle_timeout=self.ctx.upstream.deadlines.idle, lifecycle=self.ctx.lifecycle,
+                           lifecycle=self.ctx.lifecycle,
                            keepalive=events.PING, hold_seconds=self.settings.agui.settle_seconds,
                            budget=self.ctx.budget)
                 self.sent += relay.events_out
                 self._ended(relay.last)
                 return
-            body = await self.waiting(read_bounded(resp, self.ctx.upstream.max_body_bytes),
-                                      self.ctx.upstream.deadlines.unary)
+            body = await self.waiting(read_bounded(resp, self.ctx.upstream.max_body_bytes), resp.idle)
             await self._result(exchange, op, resp.status, body)
         except TimeoutError:
             await self.send(self.run.fail("upstream.timeout", "the agent was silent for too long"))
@@ -387,8 +385,7 @@ class RunDoor:
         call = Call("cancel_task", {"id": task_id})
         exchange = self._exchange_for(iface, call)
         try:
-            async with asyncio.timeout(self.ctx.upstream.deadlines.unary):
-                got = await agent_port.result(self.ctx.upstream, exchange, self._caller(call))
+            got = await agent_port.result(self.ctx.upstream, exchange, self._caller(call))
             error = None if isinstance(got, Result) and got.ok else \
                 got.value if isinstance(got, Result) else {"code": got.status}
             log.info("agui_task_cancelled", task=task_id, thread=self.run.input.thread_id,
@@ -472,11 +469,7 @@ def _fault(err: GatewayError) -> tuple[str, str]:
 async def _agent(upstream: Upstream, settings: Settings) -> tuple[Interface, Agent]:
     """Where to call (the agent's best interface for a v1.0 caller, any binding) and what its card says of
     streaming and A2UI. A fixed upstream version works without a card."""
-    iface = (await upstream.interfaces(Version.V10, Binding.JSONRPC))[0]
-    try:
-        card: dict[str, Any] | None = (await upstream.card()).card
-    except GatewayError:
-        card = None
+    iface, card = await agent_port.reach(upstream, Version.V10)
     caps = card.get("capabilities") if card else None
     streaming = card is None or (type(caps) is dict and caps.get("streaming") is True)
     return iface, Agent(streaming=streaming, a2ui=a2ui.negotiate(card, settings.agui.a2ui_versions))

@@ -32,7 +32,6 @@ from gateway.core.bindings.grpc.metadata import (
     check_version,
     from_headers,
     to_headers,
-    toward_agent,
     toward_caller,
 )
 from gateway.core.bindings.grpc.status import HTTP_STATUS, STATUS_CODES
@@ -51,10 +50,19 @@ from gateway.core.notes import Cx, Note
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
-from gateway.shell.agent_port import PROTO_BYTES, Serving, exchange
+from gateway.shell.agent_port import (
+    PROTO_BYTES,
+    Caller,
+    Challenge,
+    Serving,
+    exchange,
+    grpc_metadata,
+    grpc_stream,
+    grpc_unary,
+)
 from gateway.shell.callers import StreamBudget
 from gateway.shell.channels import GrpcStream
-from gateway.shell.compose import Challenge, Got, compose
+from gateway.shell.compose import Got, compose
 from gateway.shell.guard import Guard, Verdict
 from gateway.shell.headers import RequestHeaders, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
@@ -321,7 +329,7 @@ class GrpcListener:
                           query: Any) -> bytes | GrpcStatus:
         iface = exchange.upstream
         while True:
-            async with asyncio.timeout(call.remaining(self.upstream.deadlines.unary)):
+            async with asyncio.timeout(call.context.time_remaining()):   # the unary deadline is the port's
                 reply = await self.upstream.request(method, _url(iface, path), body=body, query=query,
                                                     headers=self._headers(call, iface, "*/*"))
             failed = _http_failure(reply.status, reply.headers)
@@ -375,7 +383,7 @@ class GrpcListener:
         response is always closed."""
         reader = resp.content
         handle = self.lifecycle.stream(reader, relay, "translated", call.budget)
-        idle = self.upstream.deadlines.idle
+        idle = resp.idle
         last = time.monotonic()
         written = 0
         try:
@@ -416,13 +424,6 @@ class GrpcListener:
 
     # ---- toward a gRPC agent -------------------------------------------------------------------------
 
-    def _agent_metadata(self, call: GrpcCall, iface: Interface) -> list[tuple[str, str | bytes]]:
-        """The caller's metadata toward a gRPC agent: transport keys dropped, the agent's version and
-        extension keys, the configured extra headers."""
-        pairs = toward_agent(call.forwarded(), iface.version)
-        pairs.extend((k.lower(), v) for k, v in call.settings.upstream.headers.items())
-        return pairs
-
     async def _agent_head(self, call: GrpcCall, initial: list[tuple[str, str | bytes]]) -> None:
         """The agent's initial metadata as the caller's, with the request id and, for a v0.3 caller, the
         [migration] deprecation headers as metadata."""
@@ -443,11 +444,10 @@ class GrpcListener:
         """A gRPC agent: the same version's bytes passed through (`exchange` None), or the exchange's
         request and each reply read by it. The caller's deadline is the agent's."""
         settings = call.settings
-        channels = self.upstream.channels
-        metadata = self._agent_metadata(call, iface)
+        metadata = grpc_metadata(self.upstream, iface, call.forwarded())
         if not call.rpc.streaming:
-            reply = await channels.unary(iface.url, path, request, metadata,
-                                         timeout=call.remaining(self.upstream.deadlines.unary))
+            reply = await grpc_unary(self.upstream, iface, path, request, metadata,
+                                     left=call.context.time_remaining())
             await self._agent_head(call, reply.initial)
             self._agent_trailer(call, reply.trailing)
             outcome: bytes | GrpcStatus = reply.status if reply.status is not None else reply.message or b""
@@ -469,7 +469,8 @@ class GrpcListener:
             if relay is None or exchange is None:
                 return [message]
             return relay.feed_item(exchange.grpc_item(message))
-        async with channels.stream(iface.url, path, request, metadata, timeout=call.context.time_remaining()) as stream:
+        async with grpc_stream(self.upstream, iface, path, request, metadata,
+                               left=call.context.time_remaining()) as stream:
             # the drain cancels the agent's call and ends the caller's cleanly, as the HTTP relay does
             handle = self.lifecycle.stream(stream, stream if relay is None else relay,
                                            "passthrough" if relay is None else "translated", call.budget)
@@ -484,8 +485,8 @@ class GrpcListener:
         """A gRPC agent's stream to the caller: each message (passed through, or its relay's frames), the
         agent's trailer, then its status (or the relay's ending)."""
         events = 0
-        await self._agent_head(call, await stream.head(self.upstream.deadlines.first_byte))
-        async for message in stream.messages(self.upstream.deadlines.idle):
+        await self._agent_head(call, await stream.head())
+        async for message in stream.messages():
             ending, _, sent = await _send(call, frames_of(message), handle)
             if ending is not None:
                 return ending
@@ -534,8 +535,10 @@ class GrpcSeat:
     def exchange(self, call: Call, iface: Interface) -> Exchange:
         return self.listener.exchange(self.grpc_call, call, iface)
 
-    def headers(self, iface: Interface) -> RequestHeaders:
-        return self.listener._headers(self.grpc_call, iface, "*/*")
+    @property
+    def caller(self) -> Caller:
+        grpc_call = self.grpc_call
+        return Caller(CIMultiDict(to_headers(grpc_call.forwarded())), _peer(grpc_call.context))
 
     async def answer(self, main: Exchange, got: Got) -> bytes | GrpcStatus:
         grpc_call = self.grpc_call

@@ -160,8 +160,8 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             ("config", path.resolve() if path is not None else None), ("listen", args.listen),
             ("upstream", args.upstream), ("public-url", args.public_url), ("grpc-listen", args.grpc_listen))
             if v is not None)]
-        return _entry("gateway.shell.workers", "supervise")(settings, reload, worker_argv) or 0
-    return _entry("gateway.shell.app", "serve")(settings, reload, worker=args.worker) or 0
+        return _entry("gateway.shell.process.workers", "supervise")(settings, reload, worker_argv) or 0
+    return _entry("gateway.shell.process.app", "serve")(settings, reload, worker=args.worker) or 0
 
 
 def _check_config(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
@@ -250,7 +250,7 @@ def _probe(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         print(f"a2a-gateway probe: {exc}", file=sys.stderr)
         return EXIT_USAGE
     _configure_logging(settings)
-    probe = importlib.import_module("gateway.shell.probe")
+    probe = importlib.import_module("gateway.shell.process.probe")
     report = probe.run(settings)
     print(json.dumps(report, indent=2) if args.json else probe.render_text(report), end="\n" if args.json else "")
     return int(probe.EXIT[report["verdict"]])

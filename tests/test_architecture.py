@@ -78,7 +78,7 @@ def test_nothing_reads_shared() -> None:
 
 @dataclass(frozen=True, slots=True)
 class Edge:
-    source: str  # the importing module, e.g. "gateway.shell.relay"
+    source: str  # the importing module, e.g. "gateway.shell.carrier.relay"
     target: str  # the imported module (a package means its __init__.py)
     name: str  # the name taken from it ("" for `import x.y`)
     line: int

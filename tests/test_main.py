@@ -29,7 +29,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def fake_entry(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[Settings]:
-    """Stand in for gateway.shell.app.serve / gateway.demo.run_demo; returns the calls."""
+    """Stand in for gateway.shell.process.app.serve / gateway.demo.run_demo; returns the calls."""
     calls: list[Settings] = []
     fake = types.ModuleType(module)
     setattr(fake, name, lambda settings, *args, **kwargs: calls.append(settings))
@@ -39,7 +39,7 @@ def fake_entry(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[Settings]:
-    return fake_entry(monkeypatch, "gateway.shell.app", "serve")
+    return fake_entry(monkeypatch, "gateway.shell.process.app", "serve")
 
 
 # --- check-config -----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from gateway.__main__ import COMMANDS
 from gateway.__main__ import main as cli
 from gateway.config import BY_NAME, SECTIONS, reference_markdown
 from gateway.config.reference import REFERENCE_PATH
-from gateway.shell.metrics import reference_markdown as metrics_markdown
+from gateway.shell.process.metrics import reference_markdown as metrics_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -99,7 +99,7 @@ class Exchange:
     rest_bytes: RestBytes | None = None             # the v0.3 REST agent's file-bytes convention, if learned
     rest_bytes_guess: RestBytes | None = None       # a v0.3 REST client's, as its User-Agent suggests
     grpc_target: str = ""                           # the gateway's gRPC `host:port`, for the extended card
-    # the gateway's card signature (shell.signing): (card as served, as a v1.0 reader reads it) -> signed card
+    # the gateway's card signature (shell.edge.signing): (card as served, as a v1.0 reader reads it) -> signed card
     sign_card: Callable[[JsonObj, JsonObj | None], JsonObj] | None = None
     cx: Cx = field(init=False)
     # the call's operation, the client's dialect and the agent's (read several times a request)

@@ -13,7 +13,7 @@ from aiohttp import web
 from gateway.config import Settings
 from gateway.demo.agent import demo_agent_app
 from gateway.observability import get_logger
-from gateway.shell.app import build_app, grpc_listener
+from gateway.shell.process.app import build_app, grpc_listener
 
 log = get_logger("gateway.demo")
 

@@ -15,8 +15,8 @@ from google.protobuf import json_format
 from gateway.config import load
 from gateway.core.bindings.grpc import message_class
 from gateway.core.types import Version
-from gateway.shell.app import build_app
 from gateway.shell.doors.grpc import GrpcListener
+from gateway.shell.process.app import build_app
 from tests.fakes.agents import FakeAgent, fake_agent_factory
 
 __all__ = ["GrpcGateway", "fake_agent_factory", "gateway_factory", "grpc_gateway", "parse_message",

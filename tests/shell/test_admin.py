@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION
+from gateway.shell.process.admin import ProcessStatus, build_admin_app
+from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION
 
 CARD = "GET /.well-known/agent-card.json"
 

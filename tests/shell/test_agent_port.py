@@ -16,9 +16,9 @@ from gateway.core.errors import GatewayError, UpstreamUnavailable
 from gateway.core.exchange import Call, Exchange, Result
 from gateway.core.operations import by_name
 from gateway.core.types import Binding, Version
-from gateway.shell.agent_port import Caller, Challenge, open_stream, result
-from gateway.shell.stream_link import StreamReply
-from gateway.shell.upstream import Upstream
+from gateway.shell.agent.port import Caller, Challenge, open_stream, result
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.agent.upstream import Upstream
 
 GET = {"id": "t1"}
 TASK = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}

@@ -13,8 +13,8 @@ import pytest
 
 from gateway.core.bindings.grpc import DETAILS_KEY
 from gateway.core.errors import UpstreamTimeout, UpstreamUnavailable
-from gateway.shell.channels import Channels, target_of
-from gateway.shell.lifecycle import Drained
+from gateway.shell.agent.channels import Channels, target_of
+from gateway.shell.process.lifecycle import Drained
 
 
 @pytest.mark.parametrize(("url", "target", "secure"), [

@@ -1,4 +1,4 @@
-"""shell.compose end to end over loopback, v1.0 clients in front of scripted v0.3 agents: ListTasks from the
+"""shell.carrier.compose end to end over loopback, v1.0 clients in front of scripted v0.3 agents: ListTasks from the
 task index (scoped, refreshed by GetTask, paged), SubscribeToTask composed (Task first, terminal and unknown
 tasks refused), a push config got by id checked, and the content-type rule of both doors."""
 

@@ -23,7 +23,7 @@ from jwt.algorithms import ECAlgorithm
 from gateway.config import load
 from gateway.core.bindings.grpc import DETAILS_KEY, message_class
 from gateway.core.types import Version
-from gateway.shell.app import build_app
+from gateway.shell.process.app import build_app
 from tests.core.agui.helpers import body, user
 from tests.fakes.agents import FakeAgent
 from tests.shell.conftest import GatewayFactory, send_request

@@ -166,7 +166,7 @@ async def test_stop_refuses_new_calls(grpc_gateway: Any, fake_agent_factory: Any
     assert caught.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 
-# ---- v1.0 behaviour composed for v0.3 agents (shell.compose, as for the HTTP doors) ---------------------
+# ---- v1.0 behaviour composed for v0.3 agents (shell.carrier.compose, as for the HTTP doors) ---------------------
 
 V10_LIST = "/lf.a2a.v1.A2AService/ListTasks"
 V10_SUBSCRIBE = "/lf.a2a.v1.A2AService/SubscribeToTask"

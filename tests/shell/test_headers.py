@@ -1,4 +1,4 @@
-"""Tests for gateway/shell/headers.py: the headers sent to the agent, from the client's decoded headers and
+"""Tests for gateway/shell/agent/headers.py: the headers sent to the agent, from the client's decoded headers and
 from the raw pairs its parser read (one pass, RequestHeaders) alike; the RequestHeaders mapping; and the
 headers relayed to the client. (How the link writes RequestHeaders: test_stream_link.py.)"""
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gateway.core.types import Version
-from gateway.shell.headers import (
+from gateway.shell.agent.headers import (
     RequestHeaders,
     client_response_headers,
     upstream_request_headers,

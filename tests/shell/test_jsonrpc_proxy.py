@@ -10,7 +10,7 @@ import pytest
 
 from gateway.core import jsoncodec
 from gateway.core.sse import encode_data
-from gateway.shell.relay import FEED_BYTES
+from gateway.shell.carrier.relay import FEED_BYTES
 
 V03_SEND = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": {
     "kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}

@@ -1,4 +1,4 @@
-"""Tests for gateway/shell/lifecycle.py: requests beyond `limits.max_client_connections` are refused
+"""Tests for gateway/shell/process/lifecycle.py: requests beyond `limits.max_client_connections` are refused
 (503, Retry-After, closed, in the caller's A2A shape); the client deadlines (slow headers, slow body, idle
 keep-alive) on raw connections; a listener that cannot open, said in one line; the event loop choice; open
 streams and their handles (events counted, stopped at an event boundary); the SIGHUP reload (a new upstream
@@ -24,10 +24,10 @@ import pytest
 
 from gateway.config import Settings, load
 from gateway.core import jsoncodec
-from gateway.shell.app import build_app, loop_factory
-from gateway.shell.keys import LIFECYCLE, METRICS
-from gateway.shell.lifecycle import Drained, Lifecycle, ListenFailed, Process, keep_static, restart_keys
-from gateway.shell.metrics import PREFIX
+from gateway.shell.process.app import build_app, loop_factory
+from gateway.shell.process.keys import LIFECYCLE, METRICS
+from gateway.shell.process.lifecycle import Drained, Lifecycle, ListenFailed, Process, keep_static, restart_keys
+from gateway.shell.process.metrics import PREFIX
 from tests.core.test_passthrough import checked
 from tests.shell.test_metrics import parse, total, value
 

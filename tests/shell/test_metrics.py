@@ -14,9 +14,9 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.core import jsoncodec
-from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, PUSH_SENDER
-from gateway.shell.metrics import (
+from gateway.shell.process.admin import ProcessStatus, build_admin_app
+from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION, PUSH_SENDER
+from gateway.shell.process.metrics import (
     DURATION_LABELS,
     LATENCY_BUCKETS,
     REQUEST_LABELS,
@@ -212,7 +212,7 @@ def test_the_operating_page_lists_every_metric() -> None:
     start, end = "<!-- metrics:start -->\n", "<!-- metrics:end -->"
     assert page[page.index(start) + len(start):page.index(end)] == reference_markdown(), (
         "docs/operating.md's metrics table is out of date; regenerate it from "
-        "gateway.shell.metrics.reference_markdown()")
+        "gateway.shell.process.metrics.reference_markdown()")
 
 
 _LABELS = st.tuples(st.sampled_from(["default", "billing"]), st.sampled_from(["send_message", "get_task"]),

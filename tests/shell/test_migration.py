@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import load
-from gateway.shell.admin import ProcessStatus, build_admin_app
-from gateway.shell.app import build_app
-from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION
-from gateway.shell.migration import read_snapshots
+from gateway.shell.carrier.migration import read_snapshots
+from gateway.shell.process.admin import ProcessStatus, build_admin_app
+from gateway.shell.process.app import build_app
+from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION
 from tests.fakes.agents import FakeAgent
 from tests.shell.conftest import GatewayFactory
 

@@ -1,4 +1,4 @@
-"""shell.pipeline: one path for every door — the settings in force (a SIGHUP that rotates upstream.headers
+"""shell.carrier.pipeline: one path for every door — the settings in force (a SIGHUP that rotates upstream.headers
 reaches JSON-RPC, REST, AG-UI runs and push task fetches alike), one boundary (a bug in a door is answered
 in the caller's shape with its id, never aiohttp's 500 page), one log line and metrics per exchange."""
 
@@ -15,9 +15,9 @@ from gateway.config import load
 from gateway.core import jsoncodec
 from gateway.core.exchange import Reply
 from gateway.core.types import Binding, Version
-from gateway.shell.app import build_app
-from gateway.shell.keys import LIFECYCLE, METRICS
-from gateway.shell.pipeline import A2ACaller, Context, PlainCaller, serve
+from gateway.shell.carrier.pipeline import A2ACaller, Context, PlainCaller, serve
+from gateway.shell.process.app import build_app
+from gateway.shell.process.keys import LIFECYCLE, METRICS
 from tests.fakes.agents import FakeAgent
 from tests.shell.test_metrics import parse, value
 from tests.shell.test_push_relay import KEY_B64, LOOPBACK, V10_STATUS, V10_TASK, hook_factory, notify, register

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import load
-from gateway.shell.probe import probe, render_text
+from gateway.shell.process.probe import probe, render_text
 from tests.fakes.agents import FakeAgent
 
 ROOT = Path(__file__).resolve().parents[2]

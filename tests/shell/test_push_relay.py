@@ -20,7 +20,7 @@ from gateway.config import load
 from gateway.core import jsoncodec
 from gateway.core.push import Delivery, PushSealer, PushUrlRejected
 from gateway.core.types import Version
-from gateway.shell.keys import METRICS, PUSH_SENDER, SEALER
+from gateway.shell.process.keys import METRICS, PUSH_SENDER, SEALER
 from gateway.shell.push.sender import PushCounter, PushSender
 from gateway.shell.push.ssrf import UNRESOLVED, GuardedResolver, check_url, is_blocked_address, parse_ip_literal
 from tests.shell.test_metrics import parse, value

@@ -1,4 +1,4 @@
-"""Safe retries in gateway/shell/upstream.py: a call that provably never reached the agent (refused) is
+"""Safe retries in gateway/shell/agent/upstream.py: a call that provably never reached the agent (refused) is
 sent again with backoff until the agent is up, within the call's deadline; read-only calls are also sent
 again on 502/503/504 and on a connection lost after sending, others never; retries are counted."""
 
@@ -13,8 +13,8 @@ from multidict import CIMultiDict
 
 from gateway.config import load
 from gateway.core.errors import UpstreamUnavailable
-from gateway.shell.metrics import Metrics
-from gateway.shell.upstream import Upstream
+from gateway.shell.agent.upstream import Upstream
+from gateway.shell.process.metrics import Metrics
 from tests.shell.test_metrics import parse, value
 
 

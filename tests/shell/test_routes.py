@@ -12,8 +12,8 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from gateway.config import ConfigError, load
-from gateway.shell.app import build_app
-from gateway.shell.keys import LIFECYCLE, METRICS
+from gateway.shell.process.app import build_app
+from gateway.shell.process.keys import LIFECYCLE, METRICS
 from gateway.shell.push.relay import webhook_base
 from tests.fakes.agents import FakeAgent
 

@@ -1,4 +1,4 @@
-"""gateway.shell.signing: the gateway's signer for every key type, its JWKS, and the verifier against PEM,
+"""gateway.shell.edge.signing: the gateway's signer for every key type, its JWKS, and the verifier against PEM,
 certificate, JWK and JWKS key files and a JWKS URL (a real aiohttp server on loopback); the extended card
 signed as the public card is, through a gateway in front of a scripted agent; the agent's own signatures never
 served; only a verified card signed, and with card.require_verified an unverified one not served at all."""
@@ -24,7 +24,7 @@ from gateway.config import CardSettings, ConfigError
 from gateway.core.bindings.grpc import message_class
 from gateway.core.errors import UpstreamUnavailable
 from gateway.core.types import Version
-from gateway.shell.signing import CardSigner, CardVerifier, Verdict, vouch
+from gateway.shell.edge.signing import CardSigner, CardVerifier, Verdict, vouch
 from tests.shell.conftest import GatewayFactory
 
 CARD: dict[str, Any] = {"name": "agent", "version": "1.0", "skills": [{"id": "s", "name": "S", "tags": ["t"]}]}

@@ -1,4 +1,4 @@
-"""Tests for gateway/shell/stream_link.py against real loopback servers (aiohttp's, and raw asyncio ones
+"""Tests for gateway/shell/agent/stream_link.py against real loopback servers (aiohttp's, and raw asyncio ones
 scripted byte by byte for what aiohttp would not send): the request as written, the reply's head and
 body, reuse of a cleanly ended connection and never of one the agent closed, cut and malformed replies
 as aiohttp's exception types, bodies delimited by the close, interim replies, flow control, the drain's
@@ -16,8 +16,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from gateway.shell.headers import RequestHeaders
-from gateway.shell.stream_link import HIGH_WATER, Links, StreamReply
+from gateway.shell.agent.headers import RequestHeaders
+from gateway.shell.agent.stream_link import HIGH_WATER, Links, StreamReply
 
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 

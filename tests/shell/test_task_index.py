@@ -1,4 +1,4 @@
-"""shell.task_index: the embedded store (bounded, per agent) and the Redis store against a real redis-server
+"""shell.carrier.task_index: the embedded store (bounded, per agent) and the Redis store against a real redis-server
 (shared by two stores as by two replicas, keys that expire, each scope bounded), and the config choosing one."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 
 from gateway.config import load
 from gateway.core.compose import TaskRecord
-from gateway.shell.task_index import MemoryStore, RedisStore, TaskStore, agent_key, store_for
+from gateway.shell.carrier.task_index import MemoryStore, RedisStore, TaskStore, agent_key, store_for
 from tests.redis_server import needs_redis
 
 

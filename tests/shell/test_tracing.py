@@ -11,7 +11,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 from gateway.core import jsoncodec
-from gateway.shell.tracing import TRACING
+from gateway.shell.process.tracing import TRACING
 
 V03_SEND = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": {
     "kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}

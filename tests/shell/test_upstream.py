@@ -1,4 +1,4 @@
-"""Tests for gateway/shell/upstream.py's connection pools: on its defaults the gateway carries a thousand
+"""Tests for gateway/shell/agent/upstream.py's connection pools: on its defaults the gateway carries a thousand
 streams at once; streams and unary calls have separate pools (long streams never starve unary calls); a
 full pool is the gateway's overload (503, Retry-After, GATEWAY_OVERLOADED in the caller's shape, counted),
 never "upstream agent timed out"; and every path gives its slot back."""
@@ -17,8 +17,8 @@ from multidict import CIMultiDict
 from gateway.config import load
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayOverloaded, UpstreamUnavailable
-from gateway.shell.keys import METRICS
-from gateway.shell.upstream import Pool, Upstream
+from gateway.shell.agent.upstream import Pool, Upstream
+from gateway.shell.process.keys import METRICS
 from tests.shell.test_metrics import parse, value
 
 V10 = {"Content-Type": "application/json", "A2A-Version": "1.0"}

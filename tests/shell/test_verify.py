@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.shell.keys import METRICS, UPSTREAM
+from gateway.shell.process.keys import METRICS, UPSTREAM
 from tests.fakes.agents import FakeAgent
 from tests.shell.conftest import GatewayFactory
 from tests.shell.test_metrics import parse, value

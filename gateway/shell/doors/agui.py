@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 from aiohttp import web
 
-import gateway.shell.agent_port as agent_port
+import gateway.shell.agent.port as agent_port
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.agui import a2ui, events, inputs
@@ -40,15 +40,15 @@ from gateway.core.quirks import Quirks
 from gateway.core.stream import HubItem, StreamRelay
 from gateway.core.types import JsonObj, Version
 from gateway.observability import get_logger
-from gateway.shell.agent_port import Caller
-from gateway.shell.lifecycle import Track
-from gateway.shell.pipeline import Context, read_body, serve
-from gateway.shell.relay import SSE_HEADERS, pump
-from gateway.shell.stream_link import StreamReply
-from gateway.shell.upstream import Upstream, read_bounded
+from gateway.shell.agent.port import Caller
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.agent.upstream import Upstream, read_bounded
+from gateway.shell.carrier.pipeline import Context, read_body, serve
+from gateway.shell.carrier.relay import SSE_HEADERS, pump
+from gateway.shell.process.lifecycle import Track
 
 if TYPE_CHECKING:
-    from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
+    from gateway.shell.agent.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
 log = get_logger("gateway.agui")
 T = TypeVar("T")
@@ -396,7 +396,7 @@ class RunDoor:
 
 
 class RunRelay:
-    """The relay loop's view of a run (shell.relay.Relay): upstream bytes through the v1.0 hub relay, each
+    """The relay loop's view of a run (shell.carrier.relay.Relay): upstream bytes through the v1.0 hub relay, each
     item into the run, the run's AG-UI events as SSE bytes; `holding` while the run waits for the agent
     to close its stream after an interrupted state (the loop's timer then finishes the run)."""
 

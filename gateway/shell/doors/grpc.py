@@ -1,6 +1,6 @@
 """The gRPC door: grpc.aio's server with both versions' A2AService on one port (generic handlers, bytes in
 and out: core.bindings.grpc decodes and encodes), each call admitted by the edge's guard, carried to the agent's
-best interface (or composed by shell.compose, its GrpcSeat) and answered as gRPC (messages, a status with
+best interface (or composed by shell.carrier.compose, its GrpcSeat) and answered as gRPC (messages, a status with
 google.rpc.Status details, metadata), logged and counted once."""
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ from gateway.core.notes import Cx, Note
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
-from gateway.shell.agent_port import (
+from gateway.shell.agent.channels import GrpcStream
+from gateway.shell.agent.headers import RequestHeaders, upstream_request_headers
+from gateway.shell.agent.port import (
     PROTO_BYTES,
     Caller,
     Challenge,
@@ -60,22 +62,20 @@ from gateway.shell.agent_port import (
     grpc_stream,
     grpc_unary,
 )
-from gateway.shell.callers import StreamBudget
-from gateway.shell.channels import GrpcStream
-from gateway.shell.compose import Got, compose
-from gateway.shell.guard import Guard, Verdict
-from gateway.shell.headers import RequestHeaders, upstream_request_headers
-from gateway.shell.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
-from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
-from gateway.shell.metrics import Metrics
-from gateway.shell.migration import Migration, check_cutoff, deprecation
-from gateway.shell.pipeline import SeenCaller, record
-from gateway.shell.relay import LOOKAHEAD_SECONDS
-from gateway.shell.signing import vouch
-from gateway.shell.stream_link import StreamReply
-from gateway.shell.task_index import TASK_INDEX, TaskStore, remember, tracked
-from gateway.shell.upstream import Upstream, read_bounded
-from gateway.shell.urls import grpc_target, listener_base
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.agent.upstream import Upstream, read_bounded
+from gateway.shell.carrier.compose import Got, compose
+from gateway.shell.carrier.migration import Migration, check_cutoff, deprecation
+from gateway.shell.carrier.pipeline import SeenCaller, record
+from gateway.shell.carrier.relay import LOOKAHEAD_SECONDS
+from gateway.shell.carrier.task_index import TASK_INDEX, TaskStore, remember, tracked
+from gateway.shell.carrier.urls import grpc_target, listener_base
+from gateway.shell.edge.callers import StreamBudget
+from gateway.shell.edge.guard import Guard, Verdict
+from gateway.shell.edge.signing import vouch
+from gateway.shell.process.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
+from gateway.shell.process.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
+from gateway.shell.process.metrics import Metrics
 
 __all__ = ["GrpcListener", "GrpcSeat"]
 
@@ -90,7 +90,7 @@ Context = grpc.aio.ServicerContext[bytes, bytes]
 
 class GrpcCall:
     """One gRPC call on its way through the gateway: what the log line and the metrics say of it
-    (shell.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
+    (shell.carrier.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
 
     __slots__ = ("budget", "context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome",
                  "request_id", "rpc", "settings", "started", "verdict")
@@ -141,7 +141,7 @@ class GrpcCall:
 
 
 class GrpcListener:
-    """The gRPC listener of one gateway app (shell.lifecycle.Listener): its server, and the handlers of
+    """The gRPC listener of one gateway app (shell.process.lifecycle.Listener): its server, and the handlers of
     every RPC of both services."""
 
     def __init__(self, app: web.Application, settings: Settings, *, reuse_port: bool = False) -> None:
@@ -171,7 +171,7 @@ class GrpcListener:
             by_service.setdefault(service, {})[name] = handler
         return [grpc.method_handlers_generic_handler(service, methods) for service, methods in by_service.items()]
 
-    # ---- the listener (shell.lifecycle.Listener) ---------------------------------------------------
+    # ---- the listener (shell.process.lifecycle.Listener) ---------------------------------------------------
 
     async def start(self) -> int:
         try:
@@ -503,7 +503,7 @@ class GrpcListener:
 
 
 class GrpcSeat:
-    """A composed flow's gRPC caller (shell.compose.Seat): its metadata forwarded as headers, answers as its
+    """A composed flow's gRPC caller (shell.carrier.compose.Seat): its metadata forwarded as headers, answers as its
     RPC's reply message or a status, a stream as its RPC's messages (an ending status ends the call)."""
 
     __slots__ = ("call", "ending", "grpc_call", "listener")

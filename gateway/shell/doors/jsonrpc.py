@@ -1,5 +1,5 @@
 """The JSON-RPC door: body bytes → envelope → the caller's version (header or query parameter, cross-checked
-by the method's spelling) → shell.proxy. Its errors are JSON-RPC errors of the caller's version, with its id."""
+by the method's spelling) → shell.carrier.proxy. Its errors are JSON-RPC errors of the caller's version, with its id."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from gateway.core.exchange import Call
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
 from gateway.core.versions import check_method_version, client_version, method_version, version_declared
-from gateway.shell.http_seat import forward
-from gateway.shell.pipeline import A2ACaller, Context, read_body, serve
-from gateway.shell.proxy import Raw
+from gateway.shell.carrier.pipeline import A2ACaller, Context, read_body, serve
+from gateway.shell.carrier.proxy import Raw
+from gateway.shell.doors.http_seat import forward
 
 _WRONG_TYPE = "Incompatible content types: a JSON-RPC request body is application/json"
 

@@ -1,6 +1,6 @@
 """The HTTP+JSON door of both versions, one catch-all resource: the caller's version from `A2A-Version`
 (header or query; absent means 0.3 on `/v1/...` paths and 1.0 elsewhere), the route resolved by
-core.bindings.rest, then shell.proxy. Its errors are REST errors of the caller's version."""
+core.bindings.rest, then shell.carrier.proxy. Its errors are REST errors of the caller's version."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from gateway.core.errors import ContentTypeNotSupported
 from gateway.core.exchange import Call
 from gateway.core.types import Binding, Version
 from gateway.core.versions import client_version, version_declared
-from gateway.shell.http_seat import forward
-from gateway.shell.pipeline import A2ACaller, Context, read_body, serve
-from gateway.shell.proxy import Raw
-from gateway.shell.urls import route_path
+from gateway.shell.carrier.pipeline import A2ACaller, Context, read_body, serve
+from gateway.shell.carrier.proxy import Raw
+from gateway.shell.carrier.urls import route_path
+from gateway.shell.doors.http_seat import forward
 
 
 def path_version(request: web.Request) -> Version:

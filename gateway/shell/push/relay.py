@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 from aiohttp import web
 from multidict import CIMultiDictProxy
 
-import gateway.shell.agent_port as agent_port
+import gateway.shell.agent.port as agent_port
 from gateway.config import Settings
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError, InvalidAgentResponse, LimitExceeded, UpstreamUnavailable
@@ -33,9 +33,9 @@ from gateway.core.push import (
 )
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger, log_notes
-from gateway.shell.keys import LIFECYCLE, METRICS, PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, UPSTREAM
-from gateway.shell.lifecycle import Track
-from gateway.shell.pipeline import Context, PlainCaller, read_body, serve
+from gateway.shell.carrier.pipeline import Context, PlainCaller, read_body, serve
+from gateway.shell.process.keys import LIFECYCLE, METRICS, PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, UPSTREAM
+from gateway.shell.process.lifecycle import Track
 from gateway.shell.push.sender import MAX_BACKOFF_S, PushSender
 from gateway.shell.push.ssrf import Network, check_url
 

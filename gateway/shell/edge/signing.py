@@ -35,7 +35,7 @@ from gateway.core.signing import (
     with_signatures,
 )
 from gateway.core.types import JsonObj
-from gateway.shell.jwks import RemoteJwks
+from gateway.shell.edge.jwks import RemoteJwks
 
 __all__ = ["JWKS_PATH", "CardSigner", "CardVerifier", "Verdict", "vouch"]
 

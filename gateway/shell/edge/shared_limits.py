@@ -1,4 +1,4 @@
-"""Per-caller limits shared by every replica in Redis (shell.callers.LimitStore): each caller's token bucket and
+"""Per-caller limits shared by every replica in Redis (shell.edge.callers.LimitStore): each caller's token bucket and
 its open streams as leases that expire unless their replica renews them, atomic in Lua on Redis's clock."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from gateway.config import CallersSettings
 from gateway.observability import get_logger
-from gateway.shell.metrics import Metrics
+from gateway.shell.process.metrics import Metrics
 
 __all__ = ["RedisLimits"]
 

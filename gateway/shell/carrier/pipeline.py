@@ -34,15 +34,24 @@ from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
 from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
-from gateway.shell.callers import StreamBudget
-from gateway.shell.guard import Guard, Verdict
-from gateway.shell.headers import RawHeaders
-from gateway.shell.keys import GUARD, LIFECYCLE, METRICS, MIGRATION, ROUTE_NAME, SEALER, SERVED_BINDINGS, UPSTREAM
-from gateway.shell.lifecycle import OVERLOADED, Lifecycle
-from gateway.shell.metrics import Metrics
-from gateway.shell.migration import Migration, deprecation
-from gateway.shell.relay import SSE_HEADERS
-from gateway.shell.upstream import Upstream
+from gateway.shell.agent.headers import RawHeaders
+from gateway.shell.agent.upstream import Upstream
+from gateway.shell.carrier.migration import Migration, deprecation
+from gateway.shell.carrier.relay import SSE_HEADERS
+from gateway.shell.edge.callers import StreamBudget
+from gateway.shell.edge.guard import Guard, Verdict
+from gateway.shell.process.keys import (
+    GUARD,
+    LIFECYCLE,
+    METRICS,
+    MIGRATION,
+    ROUTE_NAME,
+    SEALER,
+    SERVED_BINDINGS,
+    UPSTREAM,
+)
+from gateway.shell.process.lifecycle import OVERLOADED, Lifecycle
+from gateway.shell.process.metrics import Metrics
 
 __all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "body_response",
            "read_body", "record", "respond", "serve", "start_stream"]
@@ -164,7 +173,7 @@ class Context:
 
     def forwarded_raw(self) -> RawHeaders | CIMultiDictProxy[str] | CIMultiDict[str]:
         """`forwarded_headers()`, as the request's parser read them when none is dropped (one pass over those
-        builds the agent's: shell.headers.upstream_request_headers)."""
+        builds the agent's: shell.agent.headers.upstream_request_headers)."""
         return self.request.raw_headers if self.verdict is None or not self.verdict.strip else self.forwarded_headers()
 
     @property

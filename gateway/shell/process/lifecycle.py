@@ -26,9 +26,9 @@ from gateway.core.errors import GatewayError, GatewayOverloaded, InvalidRequest
 from gateway.core.exchange import error_reply
 from gateway.core.types import Binding, Version
 from gateway.observability import bound, configure, get_logger
-from gateway.shell.callers import StreamBudget
-from gateway.shell.metrics import Metrics
-from gateway.shell.upstream import Pool, Upstream
+from gateway.shell.agent.upstream import Pool, Upstream
+from gateway.shell.edge.callers import StreamBudget
+from gateway.shell.process.metrics import Metrics
 
 __all__ = [
     "CANCEL_WAIT_SECONDS",
@@ -72,7 +72,7 @@ class Drained(Exception):
 
 
 class Stoppable(Protocol):
-    """What a stream handle needs of the relay's translator (see shell.relay.Relay)."""
+    """What a stream handle needs of the relay's translator (see shell.carrier.relay.Relay)."""
 
     @property
     def events_out(self) -> int: ...
@@ -85,7 +85,7 @@ class Wakeable(Protocol):
 
 
 class StreamHandle:
-    """One open stream, registered by the relay loop while it runs; a caller's stream budgets (shell.callers)
+    """One open stream, registered by the relay loop while it runs; a caller's stream budgets (shell.edge.callers)
     end it as the drain does, once it has lasted their seconds or been sent their bytes (`wrote`)."""
 
     __slots__ = ("_budget", "_counted", "_lifecycle", "_reader", "_timer", "mode", "relay", "stopping", "written")
@@ -196,7 +196,7 @@ class Lifecycle:
         self.settings = settings  # replaced as a whole by reload(): read it per request
         self.upstream = upstream
         self.metrics = metrics
-        self.supervised = supervised  # a worker of gateway.shell.workers: its parent counts reloads
+        self.supervised = supervised  # a worker of gateway.shell.process.workers: its parent counts reloads
         self.draining = False
         self.server: web.Server | None = None  # set by Process: its connections count against the limit
         self.grpc_port: int | None = None  # the gRPC listener's bound port, once open (the card lists it)

@@ -29,7 +29,7 @@ class ReplyLike(Protocol):
 
 class Send:
     """What a probe needs of an HTTP client: `request(method, url, headers=, body=, query=)` returning an
-    object with `status` and `body` (gateway.shell.upstream.Upstream.request is one)."""
+    object with `status` and `body` (gateway.shell.agent.upstream.Upstream.request is one)."""
 
     def __init__(self, request: Callable[..., Awaitable[ReplyLike]]) -> None:
         self.request = request

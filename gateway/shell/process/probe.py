@@ -1,5 +1,5 @@
 """The `a2a-gateway probe URL` command: read an agent's card, check each interface's real version with the
-gateway's own probe (gateway.shell.verify), and say what clients of each version and binding would get
+gateway's own probe (gateway.shell.agent.verify), and say what clients of each version and binding would get
 through the gateway in front of it (pass-through, translated, composed, the quirks detected)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from gateway.core.errors import GatewayError
 from gateway.core.operations import OPERATIONS
 from gateway.core.types import Binding, Version
 from gateway.core.versions import is_passthrough
-from gateway.shell.upstream import Upstream
+from gateway.shell.agent.upstream import Upstream
 
 __all__ = ["EXIT", "probe", "render_text", "run"]
 

@@ -24,12 +24,12 @@ from gateway.core.notes import RestBytes
 from gateway.core.push import PushSealer
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
-from gateway.shell.headers import AnyHeaders, RawHeaders, RequestHeaders, upstream_request_headers
-from gateway.shell.stream_link import StreamReply
-from gateway.shell.upstream import Upstream
+from gateway.shell.agent.headers import AnyHeaders, RawHeaders, RequestHeaders, upstream_request_headers
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.agent.upstream import Upstream
 
 if TYPE_CHECKING:
-    from gateway.shell.channels import GrpcReply, GrpcStream  # grpcio is imported only when an agent speaks gRPC
+    from gateway.shell.agent.channels import GrpcReply, GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
 __all__ = ["CONTENT_TYPE", "LINK_FAULTS", "PROTO_BYTES", "Caller", "Challenge", "Serving", "exchange", "grpc_metadata",
            "grpc_stream", "grpc_unary", "http_headers", "open_stream", "quiet_too_long", "reach",

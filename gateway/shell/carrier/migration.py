@@ -18,7 +18,7 @@ from gateway.core.migration import Deprecation, Stats, caller_id, merge
 from gateway.core.notes import Note
 from gateway.core.types import Version
 from gateway.observability import get_logger
-from gateway.shell.upstream import Upstream
+from gateway.shell.agent.upstream import Upstream
 
 __all__ = ["FILE_PREFIX", "Migration", "agent_status", "check_cutoff", "deprecation", "flush_forever", "read_snapshots"]
 

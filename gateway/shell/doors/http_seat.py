@@ -1,5 +1,5 @@
-"""The HTTP doors' (JSON-RPC, HTTP+JSON) `forward` and their seat at a composed flow (shell.compose.Seat): a
-composed v1.0 call answered with respond / start_stream / pump, anything else carried on by shell.proxy."""
+"""The HTTP doors' (JSON-RPC, HTTP+JSON) `forward` and their seat at a composed flow (shell.carrier.compose.Seat): a
+composed v1.0 call answered with respond / start_stream / pump, anything else carried on by shell.carrier.proxy."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from gateway.core.errors import GatewayError
 from gateway.core.exchange import Call, Exchange
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Version
-from gateway.shell.agent_port import Caller, Challenge
-from gateway.shell.compose import Got, compose, may_compose
-from gateway.shell.headers import client_response_headers
-from gateway.shell.pipeline import Context, respond, start_stream
-from gateway.shell.proxy import Raw, exchange_for
-from gateway.shell.proxy import forward as proxy_forward
-from gateway.shell.relay import KEEPALIVE, pump
-from gateway.shell.stream_link import StreamReply
-from gateway.shell.task_index import TASK_INDEX, TaskStore
-from gateway.shell.upstream import Upstream
+from gateway.shell.agent.headers import client_response_headers
+from gateway.shell.agent.port import Caller, Challenge
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.agent.upstream import Upstream
+from gateway.shell.carrier.compose import Got, compose, may_compose
+from gateway.shell.carrier.pipeline import Context, respond, start_stream
+from gateway.shell.carrier.proxy import Raw, exchange_for
+from gateway.shell.carrier.proxy import forward as proxy_forward
+from gateway.shell.carrier.relay import KEEPALIVE, pump
+from gateway.shell.carrier.task_index import TASK_INDEX, TaskStore
 
 __all__ = ["HttpSeat", "forward"]
 

@@ -27,20 +27,20 @@ from gateway.core.stream import ERROR_EVENT, SseFrames
 from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
-from gateway.shell.agent_port import PROTO_BYTES, Serving, exchange, grpc_metadata, grpc_stream, grpc_unary
-from gateway.shell.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
-from gateway.shell.keys import CARD_SIGNER
-from gateway.shell.migration import check_cutoff
-from gateway.shell.pipeline import Context, body_response, respond, start_stream
-from gateway.shell.relay import Relay, pump
-from gateway.shell.signing import vouch
-from gateway.shell.stream_link import StreamReply
-from gateway.shell.task_index import TASK_INDEX, remember, tracked
-from gateway.shell.upstream import read_bounded
-from gateway.shell.urls import grpc_target, public_base
+from gateway.shell.agent.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
+from gateway.shell.agent.port import PROTO_BYTES, Serving, exchange, grpc_metadata, grpc_stream, grpc_unary
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.agent.upstream import read_bounded
+from gateway.shell.carrier.migration import check_cutoff
+from gateway.shell.carrier.pipeline import Context, body_response, respond, start_stream
+from gateway.shell.carrier.relay import Relay, pump
+from gateway.shell.carrier.task_index import TASK_INDEX, remember, tracked
+from gateway.shell.carrier.urls import grpc_target, public_base
+from gateway.shell.edge.signing import vouch
+from gateway.shell.process.keys import CARD_SIGNER
 
 if TYPE_CHECKING:
-    from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
+    from gateway.shell.agent.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
 __all__ = ["Raw", "exchange_for", "forward", "upstream_headers"]
 
@@ -72,7 +72,7 @@ async def forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
     and binding, else translated; the next interface when an a2a-sdk 0.3 REST server lacks the route; once
     more when the agent turned out to speak another version than its card says (a read-only call). Past the
     route's `migration.cutoff`, a v0.3 caller gets the version error instead. (A streaming call's stream
-    slot is held by the door's forward, shell.http_seat, around this and the composed flows alike.)"""
+    slot is held by the door's forward, shell.doors.http_seat, around this and the composed flows alike.)"""
     check_cutoff(ctx.settings.migration, call.version)
     try:
         return await _forward(ctx, call, raw)

@@ -14,11 +14,11 @@ from gateway.config import RouteSettings, Settings
 from gateway.core.errors import GatewayError, UnknownOperation
 from gateway.core.exchange import Reply
 from gateway.core.types import Binding, Version
+from gateway.shell.agent.upstream import Upstream
+from gateway.shell.carrier.pipeline import A2ACaller, Context, serve
 from gateway.shell.doors.rest import caller_version
-from gateway.shell.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, UPSTREAM
-from gateway.shell.lifecycle import Lifecycle, Track
-from gateway.shell.pipeline import A2ACaller, Context, serve
-from gateway.shell.upstream import Upstream
+from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, UPSTREAM
+from gateway.shell.process.lifecycle import Lifecycle, Track
 
 __all__ = ["RouteRule", "install", "request_host"]
 

@@ -1,5 +1,5 @@
 """Per-caller limits at the edge: who a caller is (its subject, else a header), a token bucket of requests per
-second and concurrent streams each (counted in this process, or shared: shell.shared_limits), stream budgets."""
+second and concurrent streams each (counted in this process, or shared: shell.edge.shared_limits), stream budgets."""
 
 from __future__ import annotations
 

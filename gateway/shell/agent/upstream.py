@@ -1,6 +1,6 @@
 """The conversation with the upstream agent: two connection pools with their own bounded slots (unary
-calls and event streams, both on shell.stream_link's connections: no cookies, no decompression, no
-redirects, explicit timeouts), its gRPC channels (shell.channels), agent-card discovery with caching and
+calls and event streams, both on shell.agent.stream_link's connections: no cookies, no decompression, no
+redirects, explicit timeouts), its gRPC channels (shell.agent.channels), agent-card discovery with caching and
 refresh, the retries, and the bounded reads of its replies. It never translates."""
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.core.verify import Verified
 from gateway.observability import get_logger, log_notes
-from gateway.shell.stream_link import Links, StreamReply
-from gateway.shell.verify import Send, verify_card, verify_interface
+from gateway.shell.agent.stream_link import Links, StreamReply
+from gateway.shell.agent.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
-    from gateway.shell.channels import Channels
-    from gateway.shell.metrics import Metrics
-    from gateway.shell.signing import Verdict
+    from gateway.shell.agent.channels import Channels
+    from gateway.shell.edge.signing import Verdict
+    from gateway.shell.process.metrics import Metrics
 
 log = get_logger("gateway.upstream")
 
@@ -76,7 +76,7 @@ class Reply:
 
 
 # the descriptors (dup'd) of the reused connections the agent closed before replying to the call being sent
-# (set by Upstream._send, filled by shell.stream_link)
+# (set by Upstream._send, filled by shell.agent.stream_link)
 _WATCH: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("upstream_watch", default=None)
 
 
@@ -102,7 +102,7 @@ async def _reset_follows(fds: list[int]) -> bool:
 
 
 class Pool:
-    """A pool of connections to the agent on shell.stream_link (unary calls and event streams have one
+    """A pool of connections to the agent on shell.agent.stream_link (unary calls and event streams have one
     each, so that long streams never starve unary calls): `size` slots bound its calls, one connection
     each (the links themselves never queue a call behind the connect timeout). A call waits at most `wait`
     seconds for a slot, then fails as the gateway's own overload: a full pool is the gateway's queue, not
@@ -212,7 +212,7 @@ class Upstream:
         # [card] verification: checks the card as the agent served it (None: not checked), and its last verdict
         self.verify: Callable[[JsonObj], Awaitable[Verdict]] | None = None
         self.card_signature: Verdict | None = None
-        # `auto`: each interface of the card as the version probes found it (gateway.shell.verify), and
+        # `auto`: each interface of the card as the version probes found it (gateway.shell.agent.verify), and
         # the interfaces re-probed after a real call's "method not found" since the card was fetched
         self.verified: list[Verified] = []
         self._relearned: set[tuple[str, Binding]] = set()
@@ -242,7 +242,7 @@ class Upstream:
     def channels(self) -> Channels:
         """The gRPC channels to the agent's gRPC interfaces (grpcio imported only when one is used)."""
         if self._channels is None:
-            from gateway.shell.channels import Channels
+            from gateway.shell.agent.channels import Channels
 
             self._channels = Channels(self.limits.max_body_bytes)
         return self._channels

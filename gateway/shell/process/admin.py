@@ -15,7 +15,7 @@ from aiohttp import web
 from gateway.core import jsoncodec
 from gateway.core.migration import view
 from gateway.observability import get_logger
-from gateway.shell.metrics import CONTENT_TYPE
+from gateway.shell.process.metrics import CONTENT_TYPE
 
 __all__ = ["STATUS", "ProcessStatus", "Status", "build_admin_app", "migration_page"]
 

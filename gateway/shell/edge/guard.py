@@ -12,10 +12,10 @@ from aiohttp import web
 from multidict import MultiMapping
 
 from gateway.config import Settings
-from gateway.shell.auth import Authenticator
-from gateway.shell.callers import CallerLimits, LimitStore, MemoryLimits, StreamBudget
-from gateway.shell.metrics import Metrics
-from gateway.shell.shared_limits import RedisLimits
+from gateway.shell.edge.auth import Authenticator
+from gateway.shell.edge.callers import CallerLimits, LimitStore, MemoryLimits, StreamBudget
+from gateway.shell.edge.shared_limits import RedisLimits
+from gateway.shell.process.metrics import Metrics
 
 __all__ = ["Guard", "Verdict"]
 

@@ -18,9 +18,9 @@ from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailab
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
-from gateway.shell.callers import StreamBudget
-from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
-from gateway.shell.stream_link import StreamReply
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.edge.callers import StreamBudget
+from gateway.shell.process.lifecycle import Drained, Lifecycle, StreamHandle
 
 log = get_logger("gateway.relay")
 
@@ -62,7 +62,7 @@ def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
     """Relay upstream chunks through `relay` until either side ends; returns bytes written. The upstream response
     is always released, also when the client has gone (write fails or the handler is cancelled). With a
     `lifecycle`, the stream is registered and counted, and the drain (or the caller's `budget`,
-    shell.lifecycle.StreamHandle) ends it after its last complete event (`: draining`). `keepalive` is written
+    shell.process.lifecycle.StreamHandle) ends it after its last complete event (`: draining`). `keepalive` is written
     after `heartbeat` seconds without a write; while the relay is `holding`, `release()` is called once the
     upstream has been quiet for `hold_seconds`. A bug in the relay ends the stream with its error frame. (The
     loop's own coroutine is returned: an open stream holds one frame less.)"""

@@ -14,15 +14,18 @@ from pathlib import Path
 
 from aiohttp import web
 
-import gateway.shell.task_index as task_index
+import gateway.shell.carrier.task_index as task_index
 from gateway.config import ConfigError, Problem, Settings
 from gateway.core.card import CARD_PATHS
 from gateway.core.types import Binding
 from gateway.observability import get_logger
-from gateway.shell.admin import ProcessStatus, build_admin_app
+from gateway.shell.agent.upstream import Upstream
+from gateway.shell.carrier.migration import Migration, flush_forever
 from gateway.shell.doors import agui, card, jsonrpc, rest
-from gateway.shell.guard import Guard
-from gateway.shell.keys import (
+from gateway.shell.edge.guard import Guard
+from gateway.shell.edge.signing import JWKS_PATH, CardSigner, CardVerifier
+from gateway.shell.process.admin import ProcessStatus, build_admin_app
+from gateway.shell.process.keys import (
     CARD_SIGNER,
     GUARD,
     LIFECYCLE,
@@ -34,19 +37,16 @@ from gateway.shell.keys import (
     SERVED_BINDINGS,
     UPSTREAM,
 )
-from gateway.shell.lifecycle import Lifecycle, Listener, Process, Track
-from gateway.shell.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
-from gateway.shell.migration import Migration, flush_forever
+from gateway.shell.process.lifecycle import Lifecycle, Listener, Process, Track
+from gateway.shell.process.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
 from gateway.shell.push import relay as push
-from gateway.shell.signing import JWKS_PATH, CardSigner, CardVerifier
-from gateway.shell.upstream import Upstream
 
 log = get_logger("gateway.app")
 
 
 def build_app(settings: Settings) -> web.Application:
     """The gateway app: in front of `[upstream]` (the sidecar), or, with `[[routes]]`, one sub-app per
-    route (gateway.shell.routes) and a 404 for paths no route matches."""
+    route (gateway.shell.process.routes) and a 404 for paths no route matches."""
     app = web.Application(client_max_size=settings.limits.max_body_bytes + 1)
     metrics = app[METRICS] = Metrics()
     upstream = Upstream(settings.upstream, settings.limits, metrics=metrics)
@@ -58,7 +58,7 @@ def build_app(settings: Settings) -> web.Application:
     if edge.verifier is not None:
         app.cleanup_ctx.append(edge.cleanup_ctx)
     if settings.tracing.enabled:  # outermost: the span covers the whole request
-        from gateway.shell.tracing import TRACING, Tracing
+        from gateway.shell.process.tracing import TRACING, Tracing
 
         tracing = app[TRACING] = Tracing(settings.tracing)
         app.middlewares.append(tracing.middleware)
@@ -69,7 +69,7 @@ def build_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(task_index.cleanup_ctx)
     lifecycle.follow_in_gauges()
     if settings.routes:
-        import gateway.shell.routes as routes
+        import gateway.shell.process.routes as routes
 
         routes.install(app, settings, lambda sub, route_settings: _serve_agent(sub, route_settings, inject, edge,
                                                                                track), track)
@@ -182,7 +182,7 @@ def loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 def serve(settings: Settings, loader: Callable[[], Settings] | None = None, *,
           worker: int | None = None) -> int:
     """Run one gateway process until SIGTERM or SIGINT, then drain (blocking); the exit status.
-    `loader` reads the configuration again on SIGHUP. A `worker` (started by gateway.shell.workers)
+    `loader` reads the configuration again on SIGHUP. A `worker` (started by gateway.shell.process.workers)
     shares the port with its siblings (SO_REUSEPORT) and leaves the admin listener to its parent."""
     with asyncio.Runner(loop_factory=loop_factory(settings.server.event_loop)) as runner:
         return runner.run(_serve(settings, loader, worker))

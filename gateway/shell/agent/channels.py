@@ -117,10 +117,10 @@ class GrpcStream:
         self.status: GrpcStatus | None = None  # the failed call's status, once read (None: OK so far)
         self.trailing: Pairs = []
         self.drained = False
-        self.events_out = 0  # messages read (shell.lifecycle's stream handle counts them)
+        self.events_out = 0  # messages read (shell.process.lifecycle's stream handle counts them)
 
     def set_exception(self, exc: BaseException) -> None:
-        """The drain (shell.lifecycle.Wakeable): the call is cancelled, and its messages end cleanly."""
+        """The drain (shell.process.lifecycle.Wakeable): the call is cancelled, and its messages end cleanly."""
         self.drained = True
         self.call.cancel()
 

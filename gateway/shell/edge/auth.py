@@ -14,7 +14,7 @@ from multidict import MultiMapping
 
 from gateway.config import AuthSettings, ConfigError, Problem
 from gateway.core.errors import PermissionDenied, Unauthenticated
-from gateway.shell.jwks import RemoteJwks
+from gateway.shell.edge.jwks import RemoteJwks
 
 __all__ = ["Authenticator", "Identity"]
 

@@ -2,7 +2,7 @@
 rules are core.compose's), the same flows for every door: ListTasks from the task index, each task refreshed
 by GetTask; SubscribeToTask opening with the Task, refused for a terminal task, followed to its terminal state;
 a push config got by id checked against the agent's list; push config calls refused as v1.0 says when the
-agent's card has no push. A door takes part through a `Seat` (shell.http_seat, the gRPC door's GrpcSeat)."""
+agent's card has no push. A door takes part through a `Seat` (shell.doors.http_seat, the gRPC door's GrpcSeat)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
-import gateway.shell.agent_port as agent_port
+import gateway.shell.agent.port as agent_port
 from gateway.config import Settings
 from gateway.core.card import Interface
 from gateway.core.compose import (
@@ -34,12 +34,12 @@ from gateway.core.operations import by_name
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange
-from gateway.shell.agent_port import LINK_FAULTS, Caller, Challenge
-from gateway.shell.callers import StreamBudget
-from gateway.shell.lifecycle import Lifecycle
-from gateway.shell.stream_link import StreamReply
-from gateway.shell.task_index import TaskStore, agent_key, remember
-from gateway.shell.upstream import Upstream, read_bounded
+from gateway.shell.agent.port import LINK_FAULTS, Caller, Challenge
+from gateway.shell.agent.stream_link import StreamReply
+from gateway.shell.agent.upstream import Upstream, read_bounded
+from gateway.shell.carrier.task_index import TaskStore, agent_key, remember
+from gateway.shell.edge.callers import StreamBudget
+from gateway.shell.process.lifecycle import Lifecycle
 
 __all__ = ["DoorCall", "Got", "Seat", "compose"]
 
@@ -68,7 +68,7 @@ class DoorCall(Protocol):
     def fields(self) -> dict[str, Any]: ...
     @property
     def budget(self) -> StreamBudget | None:
-        """The budgets of the caller's stream (shell.callers), while it holds a stream slot."""
+        """The budgets of the caller's stream (shell.edge.callers), while it holds a stream slot."""
 
 
 class Seat(Protocol[Answer_co, Out]):

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from gateway.config import Settings
-from gateway.shell.keys import ROUTE_PREFIX
+from gateway.shell.process.keys import ROUTE_PREFIX
 
 
 def _trusted(request: web.Request, settings: Settings) -> bool:

@@ -6,13 +6,13 @@ from aiohttp import web
 
 from gateway.core.push import PushSealer
 from gateway.core.types import Binding
-from gateway.shell.guard import Guard
-from gateway.shell.lifecycle import Lifecycle
-from gateway.shell.metrics import Metrics
-from gateway.shell.migration import Migration
+from gateway.shell.agent.upstream import Upstream
+from gateway.shell.carrier.migration import Migration
+from gateway.shell.edge.guard import Guard
+from gateway.shell.edge.signing import CardSigner
+from gateway.shell.process.lifecycle import Lifecycle
+from gateway.shell.process.metrics import Metrics
 from gateway.shell.push.sender import PushSender
-from gateway.shell.signing import CardSigner
-from gateway.shell.upstream import Upstream
 
 UPSTREAM = web.AppKey("upstream", Upstream)
 SERVED_BINDINGS = web.AppKey("served_bindings", tuple[Binding, ...])

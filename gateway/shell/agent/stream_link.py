@@ -24,7 +24,7 @@ from aiohttp.client_reqrep import ConnectionKey
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from gateway.shell.headers import RequestHeaders
+from gateway.shell.agent.headers import RequestHeaders
 
 # unread bytes at which reading from the agent pauses (the client is slower than the agent); it resumes when
 # the reader takes what is buffered (read_nowait takes it all)

@@ -35,7 +35,7 @@ __all__ = ["Supervisor", "supervise"]
 log = get_logger("gateway.workers")
 T = TypeVar("T")
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # = gateway.shell.metrics.MULTIPROC_ENV (not imported: see above)
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # = gateway.shell.process.metrics.MULTIPROC_ENV (not imported: see above)
 EXIT_CONFIG = 2
 RESTART_DELAY_S = 1.0
 MAX_RESTART_DELAY_S = 30.0
@@ -88,7 +88,7 @@ class Supervisor:
         self.exit_code = 0
         self._stop = asyncio.Event()
         self._multiproc = os.environ[MULTIPROC_ENV]
-        import gateway.shell.metrics as metrics
+        import gateway.shell.process.metrics as metrics
 
         self._metrics = metrics
         own = metrics.SupervisorMetrics()
@@ -136,7 +136,7 @@ class Supervisor:
 
     def migration(self) -> dict[str, Any]:
         """The workers' migration snapshots, summed (each writes its own file beside its metrics)."""
-        from gateway.shell.migration import read_snapshots
+        from gateway.shell.carrier.migration import read_snapshots
 
         return read_snapshots(Path(self._multiproc))
 
@@ -154,7 +154,7 @@ class Supervisor:
     # ---- running --------------------------------------------------------------------------------
 
     async def run(self) -> int:
-        from gateway.shell.admin import build_admin_app
+        from gateway.shell.process.admin import build_admin_app
 
         loop = asyncio.get_running_loop()
         for w in self.workers:
@@ -167,7 +167,7 @@ class Supervisor:
             try:
                 await web.TCPSite(admin_runner, self.settings.admin.host, self.settings.admin.port).start()
             except OSError as exc:
-                from gateway.shell.lifecycle import listen_failed
+                from gateway.shell.process.lifecycle import listen_failed
 
                 error = listen_failed(exc, "admin listener", "admin.listen", self.settings.admin.listen)
                 log.error("listen_failed", admin=self.settings.admin.listen, error=str(error))
@@ -231,7 +231,7 @@ class Supervisor:
                       detail="keeping the running configuration; workers not signalled")
             self.reloads.labels("error").inc()
             return
-        from gateway.shell.lifecycle import keep_static, restart_keys
+        from gateway.shell.process.lifecycle import keep_static, restart_keys
 
         static = restart_keys(self.settings, new)
         if static:

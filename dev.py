@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -18,10 +19,11 @@ BIN = VENV / "bin"
 
 
 def _ensure(extra: str) -> None:
-    """Create .venv and install the project with `extra` unless pyproject.toml is unchanged."""
+    """Create .venv and install the project with `extra` unless pyproject.toml is unchanged (the test
+    extra's installation holds everything `run` needs too)."""
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
     stamp = VENV / f".installed-{extra or 'run'}-{digest}"
-    if stamp.exists():
+    if stamp.exists() or (VENV / f".installed-test-{digest}").exists():
         return
     if not (BIN / "python").exists():
         print(f"creating virtualenv {VENV}", flush=True)
@@ -34,9 +36,22 @@ def _ensure(extra: str) -> None:
     stamp.touch()
 
 
+def _foreground(cmd: list[str]) -> int:
+    """Run `cmd` to its end; its exit status. Ctrl-C reaches it from the terminal (the whole process group
+    gets SIGINT): this process only waits for it to stop and returns its status (0 after a clean stop), so
+    neither a traceback nor make's "Interrupt" follows a clean Ctrl-C."""
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)  # reset to the default in the child
+    try:
+        with subprocess.Popen(cmd, cwd=ROOT) as child:
+            status = child.wait()
+        return 128 - status if status < 0 else status  # killed by a signal: the shell's convention
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run(args: list[str]) -> int:
     _ensure("")
-    return subprocess.call([str(BIN / "a2a-gateway"), "demo", *args], cwd=ROOT)
+    return _foreground([str(BIN / "a2a-gateway"), "demo", *args])
 
 
 def test(args: list[str]) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from gateway import __version__
-from gateway.config import ENV_CONFIG_PATH, ConfigError, Settings, load
+from gateway.config import ENV_CONFIG_PATH, ConfigError, Problem, Settings, load
 
 COMMANDS = ("serve", "check-config", "demo", "translate", "probe")
 EXIT_CONFIG = 2
@@ -55,7 +55,8 @@ exit statuses:
 """
 # The demo starts its own upstream agent; run_demo replaces this placeholder with its address.
 DEMO_UPSTREAM_PLACEHOLDER = "http://127.0.0.1:9999"
-DEMO_GRPC_LISTEN = "127.0.0.1:0"  # the demo serves gRPC too, on a free loopback port its card names
+# The demo serves gRPC too (its card names it), on this port unless --grpc-listen or the config says another.
+DEMO_GRPC_LISTEN = "127.0.0.1:50051"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,7 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check-config", help="validate a config file (with the environment) and exit")
     check.add_argument("file", metavar="FILE", type=Path)
 
-    demo = commands.add_parser("demo", help="run the gateway in front of built-in demo agents")
+    demo = commands.add_parser("demo", help="run the gateway in front of built-in demo agents",
+                               description="Run the gateway, its admin listener and gRPC listener included, in "
+                               "front of a bundled v1.0 echo agent, and print what to try. Ctrl-C stops it.")
+    demo.add_argument("--config", metavar="FILE", type=Path,
+                      help="TOML config file (its upstream is replaced by the demo agent; [[routes]] are refused)")
     demo.add_argument("--listen", metavar="HOST:PORT", help="address to listen on (server.listen)")
     demo.add_argument("--grpc-listen", metavar="HOST:PORT", help="address of the gRPC listener (grpc.listen)")
 
@@ -175,19 +180,24 @@ def _check_config(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 
 def _demo(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    path: Path | None = args.config
     overrides = {
         "server.listen": args.listen,
         "upstream.url": DEMO_UPSTREAM_PLACEHOLDER,
-        "grpc.listen": args.grpc_listen or DEMO_GRPC_LISTEN,
-        "log.format": "console",
+        "grpc.listen": args.grpc_listen,
+        # human-readable logs unless the config or the environment chose a format
+        "log.format": None if path is not None or "A2A_GATEWAY_LOG_FORMAT" in environ else "console",
     }
     try:
-        settings = load(None, environ, overrides)
+        settings = load(path, environ, overrides)
+        if settings.routes:
+            raise ConfigError([Problem("routes", "the demo fronts its own agent: remove [[routes]] to run it")])
+        if not settings.grpc.listen:
+            settings = load(path, environ, {**overrides, "grpc.listen": DEMO_GRPC_LISTEN})
     except ConfigError as exc:
         return _fail(exc)
     _configure_logging(settings)
-    _entry("gateway.demo", "run_demo")(settings)
-    return 0
+    return _entry("gateway.demo", "run_demo")(settings) or 0
 
 
 def _translate(args: argparse.Namespace) -> int:

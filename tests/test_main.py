@@ -80,8 +80,10 @@ def test_check_config_sees_the_environment(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shipped = str(ROOT / "config" / "gateway.toml")
-    assert main(["check-config", shipped]) == 2  # upstream.url is left to the deployment
-    assert capsys.readouterr().err.startswith("upstream.url: is required")
+    assert main(["check-config", shipped]) == 0  # as shipped
+    monkeypatch.setenv("A2A_GATEWAY_UPSTREAM_URL", "not a url")
+    assert main(["check-config", shipped]) == 2
+    assert capsys.readouterr().err.startswith("upstream.url: ")
     monkeypatch.setenv("A2A_GATEWAY_UPSTREAM_URL", "http://agent.test")
     assert main(["check-config", shipped]) == 0
     monkeypatch.setenv("A2A_GATEWAY_BOGUS", "1")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -54,8 +55,30 @@ def run(args: list[str]) -> int:
     return _foreground([str(BIN / "a2a-gateway"), "demo", *args])
 
 
+# What the suite drives that no Python package can ship (redis-server comes with the test extra where the
+# system has none): a command, and the Debian package that provides it.
+SYSTEM_PROGRAMS = {"chromium": "chromium"}
+
+
+def _system_programs() -> None:
+    """Install the missing SYSTEM_PROGRAMS with apt-get when this is root on Debian (as CI is); else say
+    which tests will skip and the command that installs them."""
+    missing = [package for command, package in SYSTEM_PROGRAMS.items() if shutil.which(command) is None]
+    if not missing:
+        return
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"installing {' '.join(missing)} (apt-get)", flush=True)
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=True,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    else:
+        print(f"warning: {' '.join(missing)} not installed: the tests that drive it will be skipped "
+              f"(sudo apt-get install {' '.join(missing)})", file=sys.stderr, flush=True)
+
+
 def test(args: list[str]) -> int:
     _ensure("test")
+    _system_programs()
     py = str(BIN / "python")
     # the real-peer virtualenvs (a2a-sdk 0.3 and 1.x cannot share one) are built once and cached
     if subprocess.call([py, "-m", "tests.peers.venvs"], cwd=ROOT) != 0:

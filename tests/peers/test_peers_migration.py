@@ -66,7 +66,7 @@ def test_migration_json_names_each_caller(gateway: Gateway) -> None:
     assert data["agents"]["default"]["interfaces"][0]["status"] == "verified"
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it with apt-get)")
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it with apt-get as root)")
 def test_the_page_in_headless_chromium(gateway: Gateway, tmp_path_factory: pytest.TempPathFactory) -> None:
     assert CHROMIUM is not None
     with urllib.request.urlopen(gateway.admin_url + "/migration", timeout=10) as resp:

@@ -46,6 +46,9 @@ method-not-found disproves it), and print what clients of each version and bindi
 gateway in front of it on its defaults: pass-through, translation, what the gateway composes, the quirks
 it detects.
 
+A gRPC interface is probed over gRPC. What it tries (the card's two well-known paths, each probe and its
+answer) is printed on stderr as it goes; each request waits at most --timeout seconds.
+
 exit statuses:
   0  every interface speaks the version its card claims
   1  some interface could not be verified (the card's claim would be used)
@@ -53,6 +56,7 @@ exit statuses:
   3  the card lies: an interface speaks the other version (the gateway corrects it)
   4  the agent or its card could not be reached or read
 """
+PROBE_WAIT_SECONDS = 5.0  # probe --timeout's default (the shell's probe module is loaded only when run)
 # The demo starts its own upstream agent; run_demo replaces this placeholder with its address.
 DEMO_UPSTREAM_PLACEHOLDER = "http://127.0.0.1:9999"
 # The demo serves gRPC too (its card names it), on this port unless --grpc-listen or the config says another.
@@ -115,6 +119,9 @@ def _parser() -> argparse.ArgumentParser:
                              description=PROBE_HELP, formatter_class=raw)
     pr.add_argument("url", metavar="URL", help="the agent's base URL (its card is read from there)")
     pr.add_argument("--json", action="store_true", help="print the report as JSON")
+    pr.add_argument("--timeout", metavar="SECONDS", type=float, default=PROBE_WAIT_SECONDS,
+                    help=f"how long each request may take (default: {PROBE_WAIT_SECONDS:g})")
+    pr.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser
 
 
@@ -253,15 +260,19 @@ def _translate(args: argparse.Namespace) -> int:
 def _probe(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     import json
 
+    probe = importlib.import_module("gateway.shell.probe")
     try:
         settings = load(None, environ, {"upstream.url": args.url, "upstream.version": "auto",
-                                        "log.level": "error", "log.format": "console"})
-    except ConfigError as exc:
-        print(f"a2a-gateway probe: {exc}", file=sys.stderr)
+                                        "log.level": "error", "log.format": "console",
+                                        **probe.wait_overrides(args.timeout)})
+    except ConfigError as exc:  # the URL came as the positional argument, not as --upstream
+        for problem in exc.problems:
+            said = (f"URL: {problem.reason} (positional URL)" if problem.source == "from --upstream"
+                    else str(problem))
+            print(f"a2a-gateway probe: {said}", file=sys.stderr)
         return EXIT_USAGE
     _configure_logging(settings)
-    probe = importlib.import_module("gateway.shell.probe")
-    report = probe.run(settings)
+    report = probe.run(settings, progress=not args.quiet)
     print(json.dumps(report, indent=2) if args.json else probe.render_text(report), end="\n" if args.json else "")
     return int(probe.EXIT[report["verdict"]])
 

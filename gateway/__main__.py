@@ -35,9 +35,13 @@ or defaulted, each with its JSON path) to stderr.
 
 exit statuses:
   0  translated (notes, if any, on stderr)
-  2  usage error, or the input is not an A2A payload the command recognises
-  3  --strict, and the translation recorded notes: something was lost or coerced
-  4  the payload is A2A but cannot be expressed in the other version (the reason on stderr)
+  2  usage error, or the input is not a valid A2A payload the command recognises (the error names its
+     JSON path)
+  3  --strict, and the translation recorded notes: something was lost, coerced or defaulted
+  4  the payload is valid A2A but cannot be expressed in the other version (the reason and path on stderr)
+
+What the SDKs' own converters accept with a default is translated with a note rather than refused: a message
+without `role` (ROLE_UNSPECIFIED), a part given as null (an empty text part).
 """
 PROBE_HELP = """\
 Read an agent's card, check each interface's real protocol version and binding with the gateway's own
@@ -212,7 +216,7 @@ def _translate(args: argparse.Namespace) -> int:
 
     from gateway.config import BY_NAME
     from gateway.config.checks import BadValue
-    from gateway.core.errors import GatewayError
+    from gateway.core.errors import GatewayError, Inexpressible, UnsupportedOperation
     from gateway.core.offline import KINDS, NotA2A, translate_payload
     from gateway.core.quirks import Quirks
     from gateway.core.types import Binding, Version
@@ -244,9 +248,15 @@ def _translate(args: argparse.Namespace) -> int:
     except NotA2A as exc:
         print(f"a2a-gateway translate: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except GatewayError as exc:
-        print(f"a2a-gateway translate: cannot translate: {exc.message}", file=sys.stderr)
+    except (Inexpressible, UnsupportedOperation) as exc:
+        where = f" at {exc.path}" if exc.path else ""
+        print(f"a2a-gateway translate: cannot be expressed in the other version{where}: {exc.message}",
+              file=sys.stderr)
         return EXIT_UNTRANSLATABLE
+    except GatewayError as exc:  # the payload is not a valid object of its version
+        where = f" at {exc.path}" if exc.path else ""
+        print(f"a2a-gateway translate: invalid payload{where}: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"a2a-gateway translate: {result.kind}: {result.src.value} -> {result.dst.value}", file=sys.stderr)
     if result.assumed:
         print(f"a2a-gateway translate: assumed {result.assumed}", file=sys.stderr)

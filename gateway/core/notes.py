@@ -27,11 +27,15 @@ class Cx:
     learns of its v0.3 REST peer's file-bytes convention (`rest_bytes`; at most one side of a translated
     exchange speaks v0.3 REST, so one slot is unambiguous)."""
 
-    __slots__ = ("notes", "quirks", "rest_bytes", "rest_bytes_guess", "rest_bytes_seen", "tenant")
+    __slots__ = ("lenient", "notes", "quirks", "rest_bytes", "rest_bytes_guess", "rest_bytes_seen", "tenant")
 
     def __init__(self, notes: list[Note] | None = None, quirks: Quirks = DEFAULT_QUIRKS, tenant: str = "",
-                 rest_bytes: RestBytes | None = None, rest_bytes_guess: RestBytes | None = None) -> None:
+                 rest_bytes: RestBytes | None = None, rest_bytes_guess: RestBytes | None = None,
+                 lenient: bool = False) -> None:
         self.notes: list[Note] = [] if notes is None else notes
+        # what the SDKs' own converters default rather than refuse (a message without role, a null part) is
+        # translated with a note instead of refused: offline `translate` only, the gateway stays strict
+        self.lenient = lenient
         self.quirks = quirks
         self.tenant = tenant
         self.rest_bytes: RestBytes | None = rest_bytes              # the convention in use (known or guessed)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gateway.core.dialects import V03_SPECS, DialectSpec
-from gateway.core.errors import TranslationError, UnsupportedOperation
+from gateway.core.errors import Inexpressible, TranslationError, UnsupportedOperation
 from gateway.core.notes import Cx
 from gateway.core.translate import messages, push_config
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
@@ -366,7 +366,7 @@ def _named_task_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
         cx.note("field_dropped", f"{at}.metadata", "no slot in the v0.3 proto request")
     task_id = required_id(params, "id", at)
     if "/" in task_id:
-        raise TranslationError(f"{at}.id", "a task id in a v0.3 resource name may not contain '/'")
+        raise Inexpressible(f"{at}.id", "a task id in a v0.3 resource name may not contain '/'")
     out: JsonObj = {"name": f"tasks/{task_id}"}
     _copy_history(params, out, cx, at, history_from_v10)
     return out
@@ -427,7 +427,7 @@ def _rest_list_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     tenant_out(params, cx, at)
     task_id = required_id(params, "taskId", at)
     if "/" in task_id:
-        raise TranslationError(f"{at}.taskId", "a task id in a v0.3 resource name may not contain '/'")
+        raise Inexpressible(f"{at}.taskId", "a task id in a v0.3 resource name may not contain '/'")
     out: JsonObj = {"parent": f"tasks/{task_id}"}
     for key in ("pageSize", "pageToken"):
         if params.get(key):

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from gateway.core.dialects import V03_SPECS, DialectSpec
-from gateway.core.errors import TranslationError
+from gateway.core.errors import Inexpressible, TranslationError
 from gateway.core.notes import Cx
 from gateway.core.translate.registry import Family, Table, Translator
 from gateway.core.translate.shape import drop_unknown, obj, strings
@@ -25,7 +25,7 @@ _TASK_NAME = re.compile(r"tasks/([^/]+)")
 def config_name(task_id: str, config_id: str, at: str) -> str:
     """The v0.3 resource name of a config; ids with '/' cannot be carried in it."""
     if "/" in task_id or "/" in config_id:
-        raise TranslationError(at, "task and config ids in a v0.3 resource name may not contain '/'")
+        raise Inexpressible(at, "task and config ids in a v0.3 resource name may not contain '/'")
     return f"tasks/{task_id}/pushNotificationConfigs/{config_id}"
 
 

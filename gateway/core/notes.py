@@ -30,7 +30,8 @@ EXPLAINED: Mapping[str, str] = {
     "field_dropped": "a member with no slot in the other version was dropped",
     "filled_required": "a member the other version requires was filled with its empty value",
     "invalid_v03_data_accepted": "a v0.3 data part whose value is not an object was carried as it is",
-    "null_part": "a part given as null was read as an empty text part, as the SDKs' converters read it",
+    "null_part": "a part given as null (or a file part without its file) was read as an empty text part, as "
+                 "the SDKs' converters read it (translate only)",
     "part_field_dropped": "a part member (a file's name or media type) with no slot in the other version "
                           "was dropped",
     "role_defaulted": "a message without a (known) role got the default the detail names",
@@ -92,6 +93,8 @@ EXPLAINED: Mapping[str, str] = {
     "protocol_version_defaulted": "an interface without a protocol version got its card's",
     "protocol_version_normalized": "a protocol version was normalised (e.g. 0.3.0 as 0.3)",
     "required_member_defaulted": "a member the v0.3 schema requires was given its default value",
+    "required_member_absent": "a member its version requires was absent and is left absent in the other "
+                              "version, as the SDKs' converters leave it (translate only)",
     "security_requirement_collapsed": "equal security requirements were collapsed into one",
     "security_requirement_expanded": "a security requirement was expanded into the other version's form",
     "security_requirement_removed": "a security requirement naming an unknown scheme was removed",

@@ -13,7 +13,7 @@ from gateway.core.errors import Inexpressible, TranslationError, UnsupportedOper
 from gateway.core.notes import Cx
 from gateway.core.translate import messages, push_config
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
-from gateway.core.translate.shape import arr, drop_unknown, obj, strings
+from gateway.core.translate.shape import absent, arr, drop_unknown, obj, strings
 from gateway.core.types import V03REST, V03RPC, V10, Dialect, JsonObj
 
 R, S, V = V03RPC, V03REST, V10
@@ -211,10 +211,11 @@ def send_to_v10(spec: DialectSpec) -> Translator:
         if not known.issuperset(params):
             drop_unknown(params, known, cx, at)
         message = params.get(key)
-        if message is None:
-            raise TranslationError(f"{at}.message", "required member is missing")
         out: JsonObj = {"tenant": cx.tenant} if cx.tenant else {}  # the upstream interface's tenant
-        out["message"] = msg_fn(message, cx, at + "." + key)
+        if message is None:
+            absent(cx, f"{at}.message")
+        else:
+            out["message"] = msg_fn(message, cx, at + "." + key)
         conf = params.get("configuration")
         if conf is not None or default_conf:
             out["configuration"] = conf_fn(conf if conf is not None else _NO_CONF, cx, at)
@@ -317,6 +318,9 @@ def _get_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 
 
 def _get_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
+    if cx.lenient and type(params) is dict and "id" not in params:   # v0.3's own form without a config id
+        absent(cx, f"{at}.id")
+        return {"id": required_id(params, "taskId", at)}
     task_id, config_id = push_ids_from_v10(params, cx, at)
     return {"id": task_id, "pushNotificationConfigId": config_id}
 

@@ -155,6 +155,8 @@ def to_v10(spec: DialectSpec) -> Translator:
             if "text" not in part:
                 raise TranslationError(f"{at}.text", "required member is missing")
             out["text"] = _text(part, "text", at)
+        elif part.get("file") is None and cx.lenient:   # a file part without its file, as the SDKs read it
+            return _null_part(cx, f"{at}.file", {"text": ""})
         else:
             file_of(part, out, cx, at)
         if md is not None:

@@ -120,3 +120,19 @@ def test_members_the_sdk_tests_leave_out_are_noted(test: str, code: str) -> None
     [record] = [r for r in CASES if r["test"] == test]
     result, _ = _translate(record)
     assert code in [n.code for n in result.notes]
+
+
+def test_the_gateway_itself_stays_strict() -> None:
+    """The same payloads in the gateway's own (strict) reading: refused with their path, as a client's
+    invalid params."""
+    from gateway.core.notes import Cx
+    from gateway.core.translate import translate
+    from gateway.core.types import Dialect
+
+    for test, family, at in (("test_to_core_message_unspecified_role", "message", "$.role"),
+                             ("test_to_core_task_artifact_update_event_missing_artifact", "artifact_update",
+                              "$.artifact")):
+        [record] = [r for r in CASES if r["test"] == test]
+        with pytest.raises(GatewayError) as info:
+            translate(family, record["payload"], src=Dialect.V03RPC, dst=Dialect.V10, cx=Cx(), at="$")
+        assert info.value.path == at

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import venv
@@ -18,10 +20,11 @@ BIN = VENV / "bin"
 
 
 def _ensure(extra: str) -> None:
-    """Create .venv and install the project with `extra` unless pyproject.toml is unchanged."""
+    """Create .venv and install the project with `extra` unless pyproject.toml is unchanged (the test
+    extra's installation holds everything `run` needs too)."""
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
     stamp = VENV / f".installed-{extra or 'run'}-{digest}"
-    if stamp.exists():
+    if stamp.exists() or (VENV / f".installed-test-{digest}").exists():
         return
     if not (BIN / "python").exists():
         print(f"creating virtualenv {VENV}", flush=True)
@@ -34,13 +37,48 @@ def _ensure(extra: str) -> None:
     stamp.touch()
 
 
+def _foreground(cmd: list[str]) -> int:
+    """Run `cmd` to its end; its exit status. Ctrl-C reaches it from the terminal (the whole process group
+    gets SIGINT): this process only waits for it to stop and returns its status (0 after a clean stop), so
+    neither a traceback nor make's "Interrupt" follows a clean Ctrl-C."""
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)  # reset to the default in the child
+    try:
+        with subprocess.Popen(cmd, cwd=ROOT) as child:
+            status = child.wait()
+        return 128 - status if status < 0 else status  # killed by a signal: the shell's convention
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run(args: list[str]) -> int:
     _ensure("")
-    return subprocess.call([str(BIN / "a2a-gateway"), "demo", *args], cwd=ROOT)
+    return _foreground([str(BIN / "a2a-gateway"), "demo", *args])
+
+
+# What the suite drives that no Python package can ship (redis-server comes with the test extra where the
+# system has none): a command, and the Debian package that provides it.
+SYSTEM_PROGRAMS = {"chromium": "chromium"}
+
+
+def _system_programs() -> None:
+    """Install the missing SYSTEM_PROGRAMS with apt-get when this is root on Debian (as CI is); else say
+    which tests will skip and the command that installs them."""
+    missing = [package for command, package in SYSTEM_PROGRAMS.items() if shutil.which(command) is None]
+    if not missing:
+        return
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"installing {' '.join(missing)} (apt-get)", flush=True)
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=True,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    else:
+        print(f"warning: {' '.join(missing)} not installed: the tests that drive it will be skipped "
+              f"(sudo apt-get install {' '.join(missing)})", file=sys.stderr, flush=True)
 
 
 def test(args: list[str]) -> int:
     _ensure("test")
+    _system_programs()
     py = str(BIN / "python")
     # the real-peer virtualenvs (a2a-sdk 0.3 and 1.x cannot share one) are built once and cached
     if subprocess.call([py, "-m", "tests.peers.venvs"], cwd=ROOT) != 0:

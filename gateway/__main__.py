@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from gateway import __version__
-from gateway.config import ENV_CONFIG_PATH, ConfigError, Settings, load
+from gateway.config import ENV_CONFIG_PATH, ConfigError, Problem, Settings, load
 
 COMMANDS = ("serve", "check-config", "demo", "translate", "probe")
 EXIT_CONFIG = 2
@@ -35,9 +35,13 @@ or defaulted, each with its JSON path) to stderr.
 
 exit statuses:
   0  translated (notes, if any, on stderr)
-  2  usage error, or the input is not an A2A payload the command recognises
-  3  --strict, and the translation recorded notes: something was lost or coerced
-  4  the payload is A2A but cannot be expressed in the other version (the reason on stderr)
+  2  usage error, or the input is not a valid A2A payload the command recognises (the error names its
+     JSON path)
+  3  --strict, and the translation recorded notes: something was lost, coerced or defaulted
+  4  the payload is valid A2A but cannot be expressed in the other version (the reason and path on stderr)
+
+What the SDKs' own converters accept with a default is translated with a note rather than refused: a message
+without `role` (ROLE_UNSPECIFIED), a part given as null (an empty text part).
 """
 PROBE_HELP = """\
 Read an agent's card, check each interface's real protocol version and binding with the gateway's own
@@ -46,6 +50,9 @@ method-not-found disproves it), and print what clients of each version and bindi
 gateway in front of it on its defaults: pass-through, translation, what the gateway composes, the quirks
 it detects.
 
+A gRPC interface is probed over gRPC. What it tries (the card's two well-known paths, each probe and its
+answer) is printed on stderr as it goes; each request waits at most --timeout seconds.
+
 exit statuses:
   0  every interface speaks the version its card claims
   1  some interface could not be verified (the card's claim would be used)
@@ -53,9 +60,11 @@ exit statuses:
   3  the card lies: an interface speaks the other version (the gateway corrects it)
   4  the agent or its card could not be reached or read
 """
+PROBE_WAIT_SECONDS = 5.0  # probe --timeout's default (the shell's probe module is loaded only when run)
 # The demo starts its own upstream agent; run_demo replaces this placeholder with its address.
 DEMO_UPSTREAM_PLACEHOLDER = "http://127.0.0.1:9999"
-DEMO_GRPC_LISTEN = "127.0.0.1:0"  # the demo serves gRPC too, on a free loopback port its card names
+# The demo serves gRPC too (its card names it), on this port unless --grpc-listen or the config says another.
+DEMO_GRPC_LISTEN = "127.0.0.1:50051"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,7 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check-config", help="validate a config file (with the environment) and exit")
     check.add_argument("file", metavar="FILE", type=Path)
 
-    demo = commands.add_parser("demo", help="run the gateway in front of built-in demo agents")
+    demo = commands.add_parser("demo", help="run the gateway in front of built-in demo agents",
+                               description="Run the gateway, its admin listener and gRPC listener included, in "
+                               "front of a bundled v1.0 echo agent, and print what to try. Ctrl-C stops it.")
+    demo.add_argument("--config", metavar="FILE", type=Path,
+                      help="TOML config file (its upstream is replaced by the demo agent; [[routes]] are refused)")
     demo.add_argument("--listen", metavar="HOST:PORT", help="address to listen on (server.listen)")
     demo.add_argument("--grpc-listen", metavar="HOST:PORT", help="address of the gRPC listener (grpc.listen)")
 
@@ -110,6 +123,9 @@ def _parser() -> argparse.ArgumentParser:
                              description=PROBE_HELP, formatter_class=raw)
     pr.add_argument("url", metavar="URL", help="the agent's base URL (its card is read from there)")
     pr.add_argument("--json", action="store_true", help="print the report as JSON")
+    pr.add_argument("--timeout", metavar="SECONDS", type=float, default=PROBE_WAIT_SECONDS,
+                    help=f"how long each request may take (default: {PROBE_WAIT_SECONDS:g})")
+    pr.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser
 
 
@@ -175,19 +191,24 @@ def _check_config(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 
 def _demo(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    path: Path | None = args.config
     overrides = {
         "server.listen": args.listen,
         "upstream.url": DEMO_UPSTREAM_PLACEHOLDER,
-        "grpc.listen": args.grpc_listen or DEMO_GRPC_LISTEN,
-        "log.format": "console",
+        "grpc.listen": args.grpc_listen,
+        # human-readable logs unless the config or the environment chose a format
+        "log.format": None if path is not None or "A2A_GATEWAY_LOG_FORMAT" in environ else "console",
     }
     try:
-        settings = load(None, environ, overrides)
+        settings = load(path, environ, overrides)
+        if settings.routes:
+            raise ConfigError([Problem("routes", "the demo fronts its own agent: remove [[routes]] to run it")])
+        if not settings.grpc.listen:
+            settings = load(path, environ, {**overrides, "grpc.listen": DEMO_GRPC_LISTEN})
     except ConfigError as exc:
         return _fail(exc)
     _configure_logging(settings)
-    _entry("gateway.demo", "run_demo")(settings)
-    return 0
+    return _entry("gateway.demo", "run_demo")(settings) or 0
 
 
 def _translate(args: argparse.Namespace) -> int:
@@ -195,7 +216,7 @@ def _translate(args: argparse.Namespace) -> int:
 
     from gateway.config import BY_NAME
     from gateway.config.checks import BadValue
-    from gateway.core.errors import GatewayError
+    from gateway.core.errors import GatewayError, Inexpressible, UnsupportedOperation
     from gateway.core.offline import KINDS, NotA2A, translate_payload
     from gateway.core.quirks import Quirks
     from gateway.core.types import Binding, Version
@@ -227,9 +248,15 @@ def _translate(args: argparse.Namespace) -> int:
     except NotA2A as exc:
         print(f"a2a-gateway translate: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except GatewayError as exc:
-        print(f"a2a-gateway translate: cannot translate: {exc.message}", file=sys.stderr)
+    except (Inexpressible, UnsupportedOperation) as exc:
+        where = f" at {exc.path}" if exc.path else ""
+        print(f"a2a-gateway translate: cannot be expressed in the other version{where}: {exc.message}",
+              file=sys.stderr)
         return EXIT_UNTRANSLATABLE
+    except GatewayError as exc:  # the payload is not a valid object of its version
+        where = f" at {exc.path}" if exc.path else ""
+        print(f"a2a-gateway translate: invalid payload{where}: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"a2a-gateway translate: {result.kind}: {result.src.value} -> {result.dst.value}", file=sys.stderr)
     if result.assumed:
         print(f"a2a-gateway translate: assumed {result.assumed}", file=sys.stderr)
@@ -243,15 +270,19 @@ def _translate(args: argparse.Namespace) -> int:
 def _probe(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     import json
 
+    probe = importlib.import_module("gateway.shell.process.probe")
     try:
         settings = load(None, environ, {"upstream.url": args.url, "upstream.version": "auto",
-                                        "log.level": "error", "log.format": "console"})
-    except ConfigError as exc:
-        print(f"a2a-gateway probe: {exc}", file=sys.stderr)
+                                        "log.level": "error", "log.format": "console",
+                                        **probe.wait_overrides(args.timeout)})
+    except ConfigError as exc:  # the URL came as the positional argument, not as --upstream
+        for problem in exc.problems:
+            said = (f"URL: {problem.reason} (positional URL)" if problem.source == "from --upstream"
+                    else str(problem))
+            print(f"a2a-gateway probe: {said}", file=sys.stderr)
         return EXIT_USAGE
     _configure_logging(settings)
-    probe = importlib.import_module("gateway.shell.process.probe")
-    report = probe.run(settings)
+    report = probe.run(settings, progress=not args.quiet)
     print(json.dumps(report, indent=2) if args.json else probe.render_text(report), end="\n" if args.json else "")
     return int(probe.EXIT[report["verdict"]])
 

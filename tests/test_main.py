@@ -80,8 +80,10 @@ def test_check_config_sees_the_environment(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shipped = str(ROOT / "config" / "gateway.toml")
-    assert main(["check-config", shipped]) == 2  # upstream.url is left to the deployment
-    assert capsys.readouterr().err.startswith("upstream.url: is required")
+    assert main(["check-config", shipped]) == 0  # as shipped
+    monkeypatch.setenv("A2A_GATEWAY_UPSTREAM_URL", "not a url")
+    assert main(["check-config", shipped]) == 2
+    assert capsys.readouterr().err.startswith("upstream.url: ")
     monkeypatch.setenv("A2A_GATEWAY_UPSTREAM_URL", "http://agent.test")
     assert main(["check-config", shipped]) == 0
     monkeypatch.setenv("A2A_GATEWAY_BOGUS", "1")
@@ -214,3 +216,19 @@ def test_demo(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.log.format == "console"
     assert main(["demo"]) == 0
     assert runs[1].server.listen == "127.0.0.1:8080"
+    # the operator's half is on at its documented default, gRPC on an announced port
+    assert (runs[1].admin.listen, runs[1].grpc.listen) == ("127.0.0.1:9090", "127.0.0.1:50051")
+
+
+def test_demo_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = fake_entry(monkeypatch, "gateway.demo", "run_demo")
+    config = tmp_path / "demo.toml"
+    config.write_text('[grpc]\nlisten = "127.0.0.1:7001"\n[migration]\nsunset = "2027-01-31"\n'
+                      '[upstream]\nurl = "http://agent.example"\n')
+    assert main(["demo", "--config", str(config)]) == 0
+    [settings] = runs
+    assert (settings.grpc.listen, settings.migration.sunset) == ("127.0.0.1:7001", "@1801353600")
+    assert settings.upstream.url != "http://agent.example"  # the demo's own agent replaces it
+    config.write_text('[[routes]]\nname = "a"\npath_prefix = "/a"\n[routes.upstream]\nurl = "http://a.example"\n')
+    assert main(["demo", "--config", str(config)]) == 2
+    assert "routes: the demo fronts its own agent" in capsys.readouterr().err

@@ -109,7 +109,9 @@ def sample_toml() -> str:
             out += ["", *_comment(k.doc), f"# env: {k.env}"]
             if k.kind == "enum":
                 out.append("# one of: " + ", ".join(f'"{c}"' for c in k.choices))
-            out.append(f"# {k.field} = {k.example}" if k.required else f"{k.field} = {_toml_value(k.default)}")
+            # a required key is set to its example, so the file passes check-config as shipped
+            out.append(f"{k.field} = {k.example}  # an example: required" if k.required
+                       else f"{k.field} = {_toml_value(k.default)}")
         for k in (k for k in SCHEMA if k.section == section and k.kind == "table"):
             out += ["", f"[{k.name}]", *_comment(k.doc), f"# env: {k.env}"]
             if example := k.example.strip("{} "):

@@ -32,6 +32,11 @@ class TranslationError(GatewayError):
         super().__init__(reason_text, path=path)
 
 
+class Inexpressible(TranslationError):
+    """A valid payload of its version that the other version has no way to say (a task id with '/' in a
+    v0.3 resource name): to a caller the same invalid params; `translate` exits 4 on it, not 2."""
+
+
 class InvalidAgentResponse(GatewayError):
     jsonrpc_code = -32006
     http_status = 502

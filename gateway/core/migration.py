@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from email.utils import formatdate
 from typing import Any
 
-from gateway.core.notes import Note
+from gateway.core.notes import EXPLAINED, Note
 
 __all__ = ["CREDENTIAL_HEADERS", "NO_CALLER", "OTHER", "SNAPSHOT_VERSION", "WINDOWS", "Deprecation", "Stats",
            "caller_id", "merge", "view"]
@@ -214,9 +214,11 @@ class Stats:
         keep[OTHER] = other
         self._callers = keep
 
-    def snapshot(self, agents: Any = None) -> dict[str, Any]:
-        """The counts as JSON (for merge() and view()); `agents`: what the process knows of its agents."""
+    def snapshot(self, agents: Any = None, policy: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The counts as JSON (for merge() and view()); `agents`: what the process knows of its agents;
+        `policy`: its [migration] settings as shown (Deprecation.as_json and the caller header)."""
         return {
+            "policy": dict(policy or {}),
             "version": SNAPSHOT_VERSION,
             "max_callers": self.max_callers,
             "traffic": [{"route": k[0], "client_version": k[1], "binding": k[2], **s.as_json()}
@@ -250,10 +252,12 @@ def merge(snapshots: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The sum of several processes' snapshots (the workers of one gateway); agents from any that knows them."""
     total: Stats | None = None
     agents: dict[str, Any] = {}
+    policy: dict[str, Any] = {}
     for doc in snapshots:
         if doc.get("version") != SNAPSHOT_VERSION:
             continue
         part = Stats.from_snapshot(doc)
+        policy = policy or dict(doc.get("policy") or {})
         for route, agent in (doc.get("agents") or {}).items():
             agents.setdefault(route, agent)
         if total is None:
@@ -270,7 +274,7 @@ def merge(snapshots: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     total = total or Stats()
     if len(total.callers) > total.max_callers:
         total._fold()
-    return total.snapshot(agents)
+    return total.snapshot(agents, policy)
 
 
 def _row(series: _Series, now: float) -> dict[str, Any]:
@@ -281,14 +285,25 @@ def _iso(ts: float) -> str:
     return formatdate(ts, usegmt=True) if ts else ""
 
 
+def _policy(policy: Mapping[str, Any], now: float) -> dict[str, Any]:
+    cutoff = policy.get("cutoff_at")
+    return {**policy, "cutoff_in_force": type(cutoff) is int and now >= cutoff}
+
+
 def view(snapshot: Mapping[str, Any], now: float) -> dict[str, Any]:
     """The /migration JSON of a (merged) snapshot at `now`: the agents with their claimed and observed
-    versions, traffic by client version and binding, the callers (those still on v0.3 first), notes by code."""
+    versions, traffic by client version and binding, the callers (those still on v0.3 first; the requests
+    without the caller header apart, by version), notes by code with what each means, the dates set."""
     stats = Stats.from_snapshot(snapshot)
     traffic = [{"route": k[0], "client_version": k[1], "binding": k[2], **_row(s, now)}
                for k, s in sorted(stats.traffic.items())]
     callers: list[dict[str, Any]] = []
+    unnamed: dict[str, _Series] = {}   # requests without the caller header: by client version, apart
     for name, who in stats.callers.items():
+        if name == NO_CALLER:
+            for (_, version, _), series in who.by.items():
+                unnamed.setdefault(version, _Series()).absorb(series)
+            continue
         rows = [{"route": k[0], "client_version": k[1], "binding": k[2], **_row(s, now)}
                 for k, s in sorted(who.by.items())]
         versions = sorted({r["client_version"] for r in rows})
@@ -298,13 +313,16 @@ def view(snapshot: Mapping[str, Any], now: float) -> dict[str, Any]:
     callers.sort(key=lambda c: (not c["still_v03"], -c["_last"], c["caller"]))
     for c in callers:
         del c["_last"]
-    notes = [{"route": r, "code": c, "example_path": n.example, "detail": n.detail, **_row(n.series, now)}
+    notes = [{"route": r, "code": c, "explained": EXPLAINED.get(c, ""), "example_path": n.example,
+              "detail": n.detail, **_row(n.series, now)}
              for (r, c), n in sorted(stats.notes.items(), key=lambda kv: -kv[1].series.total)]
     by_version: dict[str, int] = {}
     for row in traffic:
         by_version[row["client_version"]] = by_version.get(row["client_version"], 0) + row["total"]
     return {"generated": _iso(now), "windows": list(WINDOWS), "agents": snapshot.get("agents", {}),
-            "totals": by_version, "traffic": traffic, "callers": callers,
+            "policy": _policy(snapshot.get("policy") or {}, now), "totals": by_version, "traffic": traffic,
+            "callers": callers,
+            "unnamed": [{"client_version": v, **_row(s, now)} for v, s in sorted(unnamed.items())],
             "still_v03": [c["caller"] for c in callers if c["still_v03"]], "notes": notes}
 
 
@@ -329,6 +347,11 @@ class Deprecation:
     def active(self) -> bool:
         return bool(self.deprecated_at is not None or self.sunset_at is not None or self.link
                     or self.cutoff_at is not None)
+
+    def as_json(self) -> dict[str, str | int | None]:
+        """The dates as HTTP-dates ("" when not set) and the link, for the migration view."""
+        return {"deprecation": _iso(self.deprecated_at or 0), "sunset": _iso(self.sunset_at or 0),
+                "cutoff": _iso(self.cutoff_at or 0), "cutoff_at": self.cutoff_at, "link": self.link}
 
     def headers(self) -> list[tuple[str, str]]:
         """The headers added to every reply to a v0.3 client."""

@@ -111,6 +111,8 @@ def family_of(value: Any) -> Family | None:
         return Family.TASK_STATUS
     if "code" in keys and "message" in keys:
         return Family.ERROR
+    if keys == {"url"}:   # a v1.0 part by URL and a push config with its URL alone look the same
+        return None
     if keys & {"text", "raw", "url", "data", "file"} and len(keys & {"text", "raw", "url", "data", "file"}) == 1:
         return Family.PART
     return None
@@ -180,7 +182,7 @@ def translate_payload(data: bytes, *, to: Version | None = None, binding: Bindin
     src, dst = _dialect(src_version, side), _dialect(dst_version, side)
     if rpc and binding is not Binding.JSONRPC:
         raise NotA2A("a JSON-RPC message translates to JSON-RPC only (--binding jsonrpc)")
-    cx = Cx(quirks=quirks)
+    cx = Cx(quirks=quirks, lenient=True)
     assumed = ""
     if found_kind == RPC_REQUEST:
         if not isinstance(value, dict) or not isinstance(value.get("method"), str):
@@ -231,7 +233,7 @@ def _sse(data: bytes, *, to: Version | None, binding: Binding, source: Version |
     if src_version is dst_version:
         raise NotA2A(f"the stream is already A2A {dst_version.value}")
     src, dst = _dialect(src_version, side), _dialect(dst_version, side)
-    cx = Cx(quirks=quirks)
+    cx = Cx(quirks=quirks, lenient=True)
     relay = sse_relay(client=dst, client_binding=side, upstream=src, upstream_binding=side,
                       rpc_id=first.get("id") if rpc else None, cx=cx)
     out = relay.feed(data) + relay.close()

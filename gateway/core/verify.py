@@ -4,7 +4,8 @@ an id no agent holds), the verdict its reply gives, and what a real call's "meth
 # Cards lie in the wild (an agent advertising 1.0 that speaks 0.3, and the reverse), and behind such a card
 # every translated call fails with "Method not found". The probe settles it: TaskNotFound proves the
 # version (the agent parsed the method and looked the task up), method-not-found disproves it (a JSON-RPC
-# -32601, or a framework's own 404 without an A2A error body on HTTP+JSON), anything else proves nothing.
+# -32601, or a framework's own 404 without an A2A error body on HTTP+JSON, or gRPC's UNIMPLEMENTED: no
+# such service in that version's proto package), anything else proves nothing.
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from gateway.core.operations import by_name
 from gateway.core.types import Binding, Version
 from gateway.core.versions import upstream_version_headers
 
-__all__ = ["PROBE_TASK_ID", "Probe", "Verdict", "Verified", "conclude", "judge", "method_missing",
+__all__ = ["PROBE_TASK_ID", "Probe", "Verdict", "Verified", "conclude", "judge", "judge_grpc", "method_missing",
            "probe_headers", "probe_request"]
 
 # An id no agent holds: the probe's GetTask must answer TaskNotFound in the version the agent speaks.
@@ -142,6 +143,20 @@ def judge(binding: Binding, status: int, body: bytes) -> tuple[Verdict, str]:
     if status == 404 and (b"Task" in body or b"TASK" in body):
         return Verdict.PROVEN, "TaskNotFound"
     return Verdict.UNKNOWN, f"HTTP {status}"
+
+
+# A gRPC probe's verdict by the call's status code (absent: UNKNOWN, with the status named): NOT_FOUND is
+# the task lookup's TaskNotFound; UNIMPLEMENTED, a server without that version's service (the two versions'
+# services live in different proto packages, so the other version's call reaches no handler).
+_GRPC_VERDICTS = {5: (Verdict.PROVEN, "TaskNotFound (NOT_FOUND)"),
+                  12: (Verdict.DISPROVEN, "UNIMPLEMENTED: no such service")}
+
+
+def judge_grpc(code: int | None, name: str) -> tuple[Verdict, str]:
+    """The verdict of a gRPC probe's final status `code` (named `name`); None: the call returned a task."""
+    if code is None:
+        return Verdict.UNKNOWN, "answered a task for an id no agent holds"
+    return _GRPC_VERDICTS.get(code, (Verdict.UNKNOWN, f"gRPC {name}"))
 
 
 def conclude(claimed: Interface, probes: list[Probe]) -> Verified:

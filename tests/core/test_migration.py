@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.core.migration import NO_CALLER, OTHER, Deprecation, Stats, caller_id, merge, view
-from gateway.core.notes import Note
+from gateway.core.notes import EXPLAINED, Note
 
 T0 = 1_800_000_000.0   # a fixed moment; every test passes its own times
 
@@ -80,8 +80,8 @@ def test_callers_are_bounded_and_the_busiest_kept() -> None:
 
 def test_snapshots_of_two_workers_sum() -> None:
     a, b = Stats(), Stats()
-    _one(a, caller="billing-bot", notes=(Note("dropped_field", "$.params.message.extensions"),))
-    _one(b, caller="billing-bot", notes=(Note("dropped_field", "$.result.x"),))
+    _one(a, caller="billing-bot", notes=(Note("field_dropped", "$.params.message.extensions"),))
+    _one(b, caller="billing-bot", notes=(Note("field_dropped", "$.result.x"),))
     _one(b, caller="ops-console", version="1.0", binding="HTTP+JSON")
     docs = [json.loads(json.dumps(a.snapshot({"default": {"url": "u"}}))), json.loads(json.dumps(b.snapshot()))]
     data = view(merge(docs), T0 + 1)
@@ -90,10 +90,32 @@ def test_snapshots_of_two_workers_sum() -> None:
     bot = data["callers"][0]
     assert (bot["caller"], bot["total"], bot["versions"]) == ("billing-bot", 2, ["0.3"])
     assert data["callers"][1]["versions"] == ["1.0"] and not data["callers"][1]["still_v03"]
-    assert data["notes"] == [{"route": "default", "code": "dropped_field", "detail": "", "total": 2,
+    assert data["notes"] == [{"route": "default", "code": "field_dropped", "detail": "", "total": 2,
+                              "explained": EXPLAINED["field_dropped"],
                               "example_path": "$.params.message.extensions", "windows": {"1m": 2, "1h": 2, "24h": 2},
                               "last_seen": data["notes"][0]["last_seen"]}]
     assert data["agents"] == {"default": {"url": "u"}}
+
+
+def test_requests_without_a_caller_name_are_apart_by_version() -> None:
+    stats = Stats()
+    _one(stats, caller=NO_CALLER)
+    _one(stats, caller=NO_CALLER, version="1.0", binding="HTTP+JSON")
+    _one(stats, caller=NO_CALLER, version="1.0")
+    _one(stats, caller="ops-console", version="1.0")
+    data = view(merge([stats.snapshot()]), T0 + 1)
+    assert [c["caller"] for c in data["callers"]] == ["ops-console"] and data["still_v03"] == []
+    assert [(u["client_version"], u["total"]) for u in data["unnamed"]] == [("0.3", 1), ("1.0", 2)]
+    assert data["totals"] == {"0.3": 1, "1.0": 3}   # still counted in the traffic
+
+
+def test_the_dates_set_are_in_the_view() -> None:
+    policy = {"caller_header": "X-Client", **Deprecation.of("@1767225600", "", "", "@1798761600").as_json()}
+    stats = Stats()
+    before = view(merge([stats.snapshot(policy=policy)]), 1767225600)["policy"]
+    assert before["deprecation"] == "Thu, 01 Jan 2026 00:00:00 GMT" and before["sunset"] == ""
+    assert before["cutoff"] == "Fri, 01 Jan 2027 00:00:00 GMT" and not before["cutoff_in_force"]
+    assert view(merge([stats.snapshot(policy=policy)]), 1798761600)["policy"]["cutoff_in_force"]
 
 
 def test_merge_ignores_unknown_snapshot_versions() -> None:

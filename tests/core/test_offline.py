@@ -36,8 +36,11 @@ def test_the_goldens_through_the_command(case: golden.Case, tmp_path: Path,
     to, dst_binding = SIDE[case.dst]
     binding = dst_binding or SIDE[case.src][1] or "jsonrpc"
     code, out, err = _run(capsys, [str(source), "--kind", case.family, "--to", to, "--binding", binding, *PROTO])
-    if case.error is not None:
-        assert code == 4 and "cannot translate" in err, err
+    if case.error is not None:   # invalid (2), or valid but not expressible in the other version (4)
+        inexpressible = case.error["type"] in ("Inexpressible", "UnsupportedOperation")
+        assert code == (4 if inexpressible else 2), err
+        said = "cannot be expressed in the other version" if inexpressible else "invalid payload"
+        assert said in err and (not case.error["path"] or f" at {case.error['path']}: " in err), err
         return
     assert code == 0, err
     assert json.loads(out) == case.expected
@@ -107,3 +110,38 @@ def test_stdin_in_stdout_out() -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"text": "hi", "metadata": {"a": 1}}
     assert b"part: v03rpc -> v10" in done.stderr
+
+
+def test_an_invalid_payload_exits_2_naming_its_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "m.json"
+    src.write_text('{"kind":"message","role":"user","parts":[{"kind":"text","text":"hi"}]}')   # no messageId
+    code, out, err = _run(capsys, [str(src)])
+    assert (code, out) == (2, "") and "invalid payload at $.messageId: " in err, err
+    src.write_text('{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}}')   # valid, no v0.3 method
+    code, out, err = _run(capsys, [str(src)])
+    assert (code, out) == (4, "") and "cannot be expressed in the other version" in err, err
+
+
+@pytest.mark.parametrize(("payload", "note", "expected"), [
+    ('{"kind":"message","messageId":"m","parts":[{"kind":"text","text":"hi"}]}', "role_defaulted at $.role",
+     {"messageId": "m", "role": "ROLE_UNSPECIFIED", "parts": [{"text": "hi"}]}),
+    ('{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"},null]}', "null_part at $.parts[1]",
+     {"kind": "message", "messageId": "m", "role": "user",
+      "parts": [{"kind": "text", "text": "hi"}, {"kind": "text", "text": ""}]}),
+])
+def test_what_the_sdks_default_is_translated_with_a_note(payload: str, note: str, expected: object, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.json"
+    src.write_text(payload)
+    code, out, err = _run(capsys, [str(src)])
+    assert code == 0 and json.loads(out) == expected and f"note: {note}" in err, err
+    assert _run(capsys, [str(src), "--strict"])[0] == 3
+
+
+def test_a_payload_too_bare_to_tell_asks_for_its_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.json"
+    src.write_text('{"url":"https://example.com/hook"}')   # a push config, or a v1.0 part by URL
+    code, _, err = _run(capsys, [str(src)])
+    assert code == 2 and "--kind" in err
+    code, out, _ = _run(capsys, [str(src), "--kind", "push_config", "--from", "0.3"])
+    assert code == 0 and json.loads(out)["url"] == "https://example.com/hook"

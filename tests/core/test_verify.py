@@ -15,6 +15,7 @@ from gateway.core.verify import (
     Verdict,
     conclude,
     judge,
+    judge_grpc,
     method_missing,
     probe_headers,
     probe_request,
@@ -81,3 +82,16 @@ def test_conclude_an_honest_a_lying_and_a_silent_card() -> None:
     silent = conclude(claimed, [Probe(V10, Verdict.DISPROVEN, ""), Probe(V03, Verdict.UNKNOWN, "")])
     assert (silent.status, silent.version, silent.observed) == ("unverified", V10, None)
     assert lying.as_json()["observed"] == "0.3" and silent.as_json()["status"] == "unverified"
+
+
+@pytest.mark.parametrize(("code", "verdict"), [
+    (5, Verdict.PROVEN),        # NOT_FOUND: the task lookup ran, in the version the service belongs to
+    (12, Verdict.DISPROVEN),    # UNIMPLEMENTED: no such service (the other version's proto package)
+    (16, Verdict.UNKNOWN),      # UNAUTHENTICATED proves nothing
+    (None, Verdict.UNKNOWN),    # a task for an id no agent holds: nothing to conclude
+])
+def test_judge_grpc(code: int | None, verdict: Verdict) -> None:
+    found, detail = judge_grpc(code, "UNAUTHENTICATED" if code == 16 else "")
+    assert found is verdict and detail
+    if code == 16:
+        assert detail == "gRPC UNAUTHENTICATED"

@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
-from tests.peers.gateway import ROOT, Gateway, run_gateway
+from tests.peers.gateway import ROOT, Gateway, free_port, run_gateway
 from tests.peers.harness import Agent, agent_fixture, run_client
 from tests.peers.test_peers_direct import CHECKS
 
@@ -76,3 +79,50 @@ def test_probe_reports_the_lying_card(agent: str, liar_v03: Agent, liar_v10: Age
     report = json.loads(done.stdout)
     speaks = {"v03": "0.3", "v10": "1.0"}[agent]
     assert report["verdict"] == "lying" and {i["observed"] for i in report["interfaces"]} == {speaks}
+
+
+agent_v03_grpc = agent_fixture("v03", grpc=True)
+
+
+def test_probe_checks_grpc_interfaces_over_grpc(agent_v03_grpc: Agent, tmp_path: Path) -> None:
+    """The real a2a-sdk 0.3 gRPC service behind a card claiming 1.0 for it: probed over gRPC, the v1.0 call
+    reaches no service (UNIMPLEMENTED), the v0.3 one answers NOT_FOUND: the lie is found and corrected."""
+    with urllib.request.urlopen(agent_v03_grpc.card_url, timeout=5) as r:
+        card = json.load(r)
+    grpc_url = next(i["url"] for i in card["additionalInterfaces"] if i["transport"] == "GRPC")
+    liar = {"name": "grpc liar", "version": "1", "description": "", "capabilities": {}, "skills": [],
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "supportedInterfaces": [{"url": grpc_url, "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}
+    (tmp_path / ".well-known").mkdir()
+    (tmp_path / ".well-known" / "agent-card.json").write_text(json.dumps(liar))
+    with _static_server(tmp_path) as base:
+        done = subprocess.run([sys.executable, "-m", "gateway", "probe", base, "--json"], capture_output=True,
+                              text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 3, done.stdout + done.stderr
+    [iface] = json.loads(done.stdout)["interfaces"]
+    assert (iface["binding"], iface["claimed"], iface["observed"], iface["status"]) == ("GRPC", "1.0", "0.3",
+                                                                                        "corrected")
+    assert [(p["version"], p["verdict"]) for p in iface["probes"]] == [("1.0", "disproven"), ("0.3", "proven")]
+    assert f"probed GRPC {grpc_url} in A2A 1.0" in done.stderr  # the progress line
+
+
+@contextmanager
+def _static_server(root: Path) -> Iterator[str]:
+    """Python's own file server on loopback, serving `root` (the card)."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                                "--directory", str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/.well-known/agent-card.json", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(5)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +17,17 @@ from tests.fakes.agents import FakeAgent
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def _cli(*args: str) -> tuple[int, str]:
+async def _cli_both(*args: str) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(sys.executable, "-m", "gateway", "probe", *args, cwd=ROOT,
                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, _ = await asyncio.wait_for(process.communicate(), 30)
+    out, err = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode is not None
-    return process.returncode, out.decode()
+    return process.returncode, out.decode(), err.decode()
+
+
+async def _cli(*args: str) -> tuple[int, str]:
+    code, out, _ = await _cli_both(*args)
+    return code, out
 
 
 def _settings(url: str) -> Any:
@@ -57,3 +63,55 @@ async def test_a_card_that_proves_nothing_and_an_agent_that_is_not_there(fake_ag
     assert report["verdict"] == "unverified" and report["interfaces"][0]["observed"] is None
     code, out = await _cli(f"http://127.0.0.1:{unused_tcp_port}")
     assert code == 4 and "unreachable" in out
+
+
+async def test_progress_on_stderr_and_quiet(fake_agent_factory: Any) -> None:
+    fake: FakeAgent = await fake_agent_factory("1.0")
+    code, out, err = await _cli_both(fake.url)
+    assert code == 0 and "the card tells the truth" in out
+    assert f"probe: reading the agent card at {fake.url}/.well-known/agent-card.json" in err
+    assert "/.well-known/agent.json" in err and "probe: probed JSONRPC" in err and ": proven, TaskNotFound" in err
+    code, out, err = await _cli_both(fake.url, "--quiet")
+    assert (code, err) == (0, "") and "the card tells the truth" in out
+
+
+async def _silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await reader.read()  # reads, never answers; ends when the caller leaves
+    writer.close()
+
+
+async def _not_found(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await reader.readuntil(b"\r\n\r\n")
+    writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    await writer.drain()
+    writer.close()
+
+
+async def test_an_agent_that_never_answers_is_given_up_on_in_bounded_time(unused_tcp_port: int) -> None:
+    server = await asyncio.start_server(_silent, "127.0.0.1", unused_tcp_port)
+    async with server:
+        started = time.monotonic()
+        code, out, err = await _cli_both(f"http://127.0.0.1:{unused_tcp_port}", "--timeout", "1")
+        took = time.monotonic() - started
+    assert code == 4 and "timed out" in out, out + err
+    assert took < 6, took  # two card paths at --timeout 1 each, and the interpreter's start
+    base = f"http://127.0.0.1:{unused_tcp_port}"
+    assert f"tried: {base}/.well-known/agent-card.json\n  tried: {base}/.well-known/agent.json" in out
+    assert "(each within 1 s)" in err
+
+
+async def test_no_card_names_both_places_it_looked(unused_tcp_port: int) -> None:
+    server = await asyncio.start_server(_not_found, "127.0.0.1", unused_tcp_port)
+    async with server:
+        code, out, _ = await _cli_both(f"http://127.0.0.1:{unused_tcp_port}/")
+    base = f"http://127.0.0.1:{unused_tcp_port}"
+    assert code == 4
+    assert (f"agent card not found at {base}/.well-known/agent-card.json nor {base}/.well-known/agent.json "
+            "(HTTP 404)") in out
+
+
+async def test_a_bad_url_is_said_to_be_the_positional_one() -> None:
+    code, out, err = await _cli_both("agent.example.com")
+    assert (code, out) == (2, "")
+    assert err.startswith("a2a-gateway probe: URL: ") and err.rstrip().endswith("(positional URL)")
+    assert "--upstream" not in err

@@ -11,10 +11,10 @@ from typing import Any
 import gateway.core.translate.messages as messages
 import gateway.core.translate.push_config as push_config
 from gateway.core.dialects import V03_SPECS, DialectSpec
-from gateway.core.errors import TranslationError, UnsupportedOperation
+from gateway.core.errors import Inexpressible, TranslationError, UnsupportedOperation
 from gateway.core.notes import Cx
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
-from gateway.core.translate.shape import arr, drop_unknown, obj, strings
+from gateway.core.translate.shape import absent, arr, drop_unknown, obj, strings
 from gateway.core.types import V03REST, V03RPC, V10, Dialect, JsonObj
 
 R, S, V = V03RPC, V03REST, V10
@@ -212,10 +212,11 @@ def send_to_v10(spec: DialectSpec) -> Translator:
         if not known.issuperset(params):
             drop_unknown(params, known, cx, at)
         message = params.get(key)
-        if message is None:
-            raise TranslationError(f"{at}.message", "required member is missing")
         out: JsonObj = {"tenant": cx.tenant} if cx.tenant else {}  # the upstream interface's tenant
-        out["message"] = msg_fn(message, cx, at + "." + key)
+        if message is None:
+            absent(cx, f"{at}.message")
+        else:
+            out["message"] = msg_fn(message, cx, at + "." + key)
         conf = params.get("configuration")
         if conf is not None or default_conf:
             out["configuration"] = conf_fn(conf if conf is not None else _NO_CONF, cx, at)
@@ -318,6 +319,9 @@ def _get_push_to_v10(params: Any, cx: Cx, at: str) -> JsonObj:
 
 
 def _get_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
+    if cx.lenient and type(params) is dict and "id" not in params:   # v0.3's own form without a config id
+        absent(cx, f"{at}.id")
+        return {"id": required_id(params, "taskId", at)}
     task_id, config_id = push_ids_from_v10(params, cx, at)
     return {"id": task_id, "pushNotificationConfigId": config_id}
 
@@ -367,7 +371,7 @@ def _named_task_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
         cx.note("field_dropped", f"{at}.metadata", "no slot in the v0.3 proto request")
     task_id = required_id(params, "id", at)
     if "/" in task_id:
-        raise TranslationError(f"{at}.id", "a task id in a v0.3 resource name may not contain '/'")
+        raise Inexpressible(f"{at}.id", "a task id in a v0.3 resource name may not contain '/'")
     out: JsonObj = {"name": f"tasks/{task_id}"}
     _copy_history(params, out, cx, at, history_from_v10)
     return out
@@ -428,7 +432,7 @@ def _rest_list_push_from_v10(params: Any, cx: Cx, at: str) -> JsonObj:
     tenant_out(params, cx, at)
     task_id = required_id(params, "taskId", at)
     if "/" in task_id:
-        raise TranslationError(f"{at}.taskId", "a task id in a v0.3 resource name may not contain '/'")
+        raise Inexpressible(f"{at}.taskId", "a task id in a v0.3 resource name may not contain '/'")
     out: JsonObj = {"parent": f"tasks/{task_id}"}
     for key in ("pageSize", "pageToken"):
         if params.get(key):

@@ -19,7 +19,7 @@ from gateway.core.dialects import (
 from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.translate.registry import Family, FastPath, Table, Translator
-from gateway.core.translate.shape import drop_unknown, obj
+from gateway.core.translate.shape import absent, drop_unknown, obj
 from gateway.core.types import V03RPC, V10, Dialect, JsonObj
 
 _STATUS_COMMON = ("taskId", "contextId", "status", "metadata")
@@ -91,14 +91,15 @@ def status_to_v10(spec: DialectSpec) -> Translator:
             _ids(ev, out, cx, at, False)
         status = ev.get("status")
         if status is None:
-            raise TranslationError(f"{at}.status", "required member is missing")
-        out["status"] = status = status_fn(status, cx, at + ".status")
+            absent(cx, f"{at}.status")
+        else:
+            out["status"] = status = status_fn(status, cx, at + ".status")
         if "metadata" in ev:
             _metadata(ev, out, at)
         final = ev.get("final", False)
         if type(final) is not bool:
             raise TranslationError(f"{at}.final", "expected a boolean")
-        if final is not (status["state"] in _TERMINAL):
+        if status is not None and final is not (status["state"] in _TERMINAL):
             cx.note("final_dropped", f"{at}.final", "v1.0 ends streams by closing them")
         return out
 
@@ -124,7 +125,10 @@ def status_from_v10(spec: DialectSpec) -> Translator:
             _ids(ev, out, cx, at, fill)
         status = ev.get("status")
         if type(status) is not dict:
-            if status is None:
+            if status is None and cx.lenient:   # v0.3 requires one: what the SDKs' converters give
+                cx.note("required_member_defaulted", f"{at}.status", "state unknown")
+                status = {"state": "TASK_STATE_UNSPECIFIED"}
+            elif status is None:
                 raise TranslationError(f"{at}.status", "required member is missing")
             obj(status, f"{at}.status")
         out["status"] = status_fn(status, cx, at + ".status")
@@ -153,8 +157,9 @@ def artifact_to_v10(spec: DialectSpec) -> Translator:
         out: JsonObj = {}
         _ids(ev, out, cx, at, False)
         if ev.get("artifact") is None:
-            raise TranslationError(f"{at}.artifact", "required member is missing")
-        out["artifact"] = art_fn(ev["artifact"], cx, f"{at}.artifact")
+            absent(cx, f"{at}.artifact")
+        else:
+            out["artifact"] = art_fn(ev["artifact"], cx, f"{at}.artifact")
         _flags(ev, out, at)
         _metadata(ev, out, at)
         return out

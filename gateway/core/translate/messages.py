@@ -72,6 +72,9 @@ def to_v10(spec: DialectSpec, parts_fn: parts.PartsFn, copy_optional: Copier) ->
         if enum_numbers and type(role) is int:
             role = V10_ROLE_BY_NUMBER.get(role, role)
         found = roles.get(role) if type(role) is str else None
+        if found is None and role is None and cx.lenient:   # as the SDKs' converters read it
+            cx.note("role_defaulted", f"{at}.role", "ROLE_UNSPECIFIED")
+            found = "ROLE_UNSPECIFIED"
         if found is None:
             raise TranslationError(f"{at}.role", f"unknown role {role!r}")
         if member in msg:

@@ -72,6 +72,13 @@ def _v10_content(part: JsonObj, at: str) -> str:
     return found[0]
 
 
+def _null_part(cx: Cx, at: str, empty: JsonObj) -> JsonObj:
+    """A part given as null (lenient reading only): an empty text part in its place, as the SDKs' converters
+    make an empty part of it."""
+    cx.note("null_part", at, "an empty text part in its place")
+    return empty
+
+
 def to_v10(spec: DialectSpec) -> Translator:
     """A v0.3 part of `spec` as a v1.0 part."""
     kind_tags, data_wrapped, bytes_in = spec.kind_tags, spec.data_wrapped, spec.bytes_to_v10
@@ -134,6 +141,8 @@ def to_v10(spec: DialectSpec) -> Translator:
         drop_unknown(f, file_known, cx, fat)
 
     def convert(part: Any, cx: Cx, at: str) -> JsonObj:
+        if part is None and cx.lenient:
+            return _null_part(cx, at, {"text": ""})
         part = obj(part, at)
         kind, known = kind_of(part, at)
         drop_unknown(part, known, cx, at)
@@ -146,6 +155,8 @@ def to_v10(spec: DialectSpec) -> Translator:
             if "text" not in part:
                 raise TranslationError(f"{at}.text", "required member is missing")
             out["text"] = _text(part, "text", at)
+        elif part.get("file") is None and cx.lenient:   # a file part without its file, as the SDKs read it
+            return _null_part(cx, f"{at}.file", {"text": ""})
         else:
             file_of(part, out, cx, at)
         if md is not None:
@@ -161,6 +172,8 @@ def from_v10(spec: DialectSpec) -> Translator:
     file_key = dict(zip(("raw", "url"), spec.file_keys, strict=True))
 
     def convert(part: Any, cx: Cx, at: str) -> JsonObj:
+        if part is None and cx.lenient:
+            return _null_part(cx, at, {"kind": "text", "text": ""} if tag else {"text": ""})
         part = obj(part, at)
         content = _v10_content(part, at)
         drop_unknown(part, _V10_KNOWN, cx, at)

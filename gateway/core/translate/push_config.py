@@ -7,10 +7,10 @@ import re
 from typing import Any
 
 from gateway.core.dialects import V03_SPECS, DialectSpec
-from gateway.core.errors import TranslationError
+from gateway.core.errors import Inexpressible, TranslationError
 from gateway.core.notes import Cx
 from gateway.core.translate.registry import Family, Table, Translator
-from gateway.core.translate.shape import drop_unknown, obj, strings
+from gateway.core.translate.shape import absent, drop_unknown, obj, strings
 from gateway.core.types import V10, Dialect, JsonObj
 
 _V03_KNOWN = frozenset(("id", "url", "token", "authentication"))
@@ -25,7 +25,7 @@ _TASK_NAME = re.compile(r"tasks/([^/]+)")
 def config_name(task_id: str, config_id: str, at: str) -> str:
     """The v0.3 resource name of a config; ids with '/' cannot be carried in it."""
     if "/" in task_id or "/" in config_id:
-        raise TranslationError(at, "task and config ids in a v0.3 resource name may not contain '/'")
+        raise Inexpressible(at, "task and config ids in a v0.3 resource name may not contain '/'")
     return f"tasks/{task_id}/pushNotificationConfigs/{config_id}"
 
 
@@ -149,7 +149,8 @@ def task_to_v10(spec: DialectSpec) -> Translator:
         if not named and type(task_id) is not str:
             raise TranslationError(f"{at}.taskId", "required string member is missing or not a string")
         if cfg.get(_INNER) is None:
-            raise TranslationError(f"{at}.{_INNER}", "required member is missing")
+            absent(cx, f"{at}.{_INNER}")
+            return _flat(task_id, {})
         inner = inline_to_v10(cfg[_INNER], cx, f"{at}.{_INNER}")
         if named and cfg.get("name"):
             task_id, config_id = parse_config_name(cfg["name"], f"{at}.name")

@@ -9,6 +9,15 @@ from gateway.core.errors import TranslationError
 from gateway.core.notes import Cx
 from gateway.core.types import JsonObj
 
+
+def absent(cx: Cx, at: str) -> None:
+    """A member its version requires is absent at `at`: refused, or in a lenient reading (`translate`)
+    noted and left absent, as the SDKs' converters leave it."""
+    if not cx.lenient:
+        raise TranslationError(at, "required member is missing")
+    cx.note("required_member_absent", at, "left absent, as the SDKs' converters leave it")
+
+
 _TYPE_NAMES = {dict: "an object", str: "a string", list: "an array", bool: "a boolean", int: "an integer"}
 
 

@@ -92,7 +92,7 @@ def status_to_v10(spec: DialectSpec) -> Translator:
             drop_unknown(status, _STATUS_KNOWN, cx, at)
         state = status.get("state")
         mapped = states.get(state) if type(state) is str else None
-        if mapped is None and state is None and protojson:
+        if mapped is None and state is None and (protojson or cx.lenient):
             cx.note("state_defaulted", f"{at}.state", "absent: the proto's default, TASK_STATE_UNSPECIFIED")
             mapped = _UNSPECIFIED
         out: JsonObj = {"state": mapped if mapped is not None else _state_to_v10(state, states, cx, f"{at}.state")}

@@ -35,7 +35,7 @@ from gateway.core.notes import Cx, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
-from gateway.core.verify import Verified
+from gateway.core.verify import Probe, Verified
 from gateway.observability import get_logger, log_notes
 from gateway.shell.agent.stream_link import Links, StreamReply
 from gateway.shell.agent.verify import Send, verify_card, verify_interface
@@ -216,6 +216,7 @@ class Upstream:
         # the interfaces re-probed after a real call's "method not found" since the card was fetched
         self.verified: list[Verified] = []
         self._relearned: set[tuple[str, Binding]] = set()
+        self.on_probe: Callable[[Interface, Probe], None] | None = None  # told of each probe (`probe`'s progress)
 
     def quirks_for_agent(self, quirks: Quirks) -> Quirks:
         """`quirks` with their "auto" choices made for this agent: a2a-sdk for Python's server software
@@ -337,7 +338,8 @@ class Upstream:
                 last = err
                 continue
             if reply.status == 404:
-                last = UpstreamUnavailable(f"agent card not found at {base + path}")
+                tried = " nor ".join(base + p for p in CARD_PATHS[:CARD_PATHS.index(path) + 1])
+                last = UpstreamUnavailable(f"agent card not found at {tried} (HTTP 404)")
                 continue
             if reply.status != 200:
                 raise UpstreamUnavailable(f"agent card answered HTTP {reply.status}")
@@ -367,7 +369,7 @@ class Upstream:
 
     async def _verify(self, card: UpstreamCard) -> UpstreamCard:
         """`card` with each interface's version as the agent showed it (gateway.core.verify)."""
-        self.verified = await verify_card(Send(self.request), card)
+        self.verified = await verify_card(Send(self.request, lambda: self.channels, self.on_probe), card)
         self._relearned.clear()
         self._count_verified(self.verified)
         return UpstreamCard(card.card, tuple(v.interface for v in self.verified))
@@ -388,7 +390,7 @@ class Upstream:
         if self._card is None or known is None or known.status == "verified" or key in self._relearned:
             return None
         self._relearned.add(key)
-        again = await verify_interface(Send(self.request), known.claimed)
+        again = await verify_interface(Send(self.request, lambda: self.channels, self.on_probe), known.claimed)
         self.verified = [again if v is known else v for v in self.verified]
         self._count_verified([again])
         if again.version is iface.version:

@@ -1,18 +1,34 @@
-"""Sending the version probes of gateway.core.verify: each interface of a card asked in its claimed version,
-then in the other when the claim is disproven. Used by the upstream on every card fetch and by `probe`."""
+"""Sending the version probes of gateway.core.verify (HTTP, or gRPC to a gRPC interface): each interface asked
+in its claimed version, then in the other when that is disproven. Used by the upstream and by `probe`."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface, UpstreamCard
 from gateway.core.errors import GatewayError
-from gateway.core.verify import OTHER, Probe, Verdict, Verified, conclude, judge, probe_headers, probe_request
+from gateway.core.types import Binding
+from gateway.core.verify import (
+    OTHER,
+    Probe,
+    Verdict,
+    Verified,
+    conclude,
+    judge,
+    judge_grpc,
+    probe_headers,
+    probe_request,
+)
+from gateway.core.versions import upstream_version_headers
 from gateway.observability import get_logger
 
 __all__ = ["Send", "verify_card", "verify_interface"]
+
+if TYPE_CHECKING:  # grpcio loads only when a card lists a gRPC interface
+    from gateway.shell.agent.channels import GrpcReply
 
 log = get_logger("gateway.verify")
 # a probe is a lookup of a task no agent holds: an agent that takes longer shows nothing, and the card
@@ -27,26 +43,53 @@ class ReplyLike(Protocol):
     def body(self) -> bytes: ...
 
 
-class Send:
-    """What a probe needs of an HTTP client: `request(method, url, headers=, body=, query=)` returning an
-    object with `status` and `body` (gateway.shell.agent.upstream.Upstream.request is one)."""
+class ChannelsLike(Protocol):
+    async def unary(self, url: str, path: str, request: bytes, metadata: list[tuple[str, str | bytes]], *,
+                    timeout: float) -> GrpcReply: ...
 
-    def __init__(self, request: Callable[..., Awaitable[ReplyLike]]) -> None:
+
+class Send:
+    """What a probe needs: an HTTP client's `request(method, url, headers=, body=, query=)` returning an
+    object with `status` and `body` (gateway.shell.agent.upstream.Upstream.request is one); for gRPC interfaces,
+    the agent's channels (a callable, so grpcio loads only when a card lists one; None: not probed); and
+    `report`, told of each probe as it ends (the `probe` command's progress)."""
+
+    def __init__(self, request: Callable[..., Awaitable[ReplyLike]],
+                 channels: Callable[[], ChannelsLike] | None = None,
+                 report: Callable[[Interface, Probe], None] | None = None) -> None:
         self.request = request
+        self.channels = channels
+        self.report = report
 
     async def __call__(self, iface: Interface) -> Probe:
         out = probe_request(iface)
-        url = iface.url if not out.path else iface.url.rstrip("/") + out.path
-        headers: Mapping[str, str] = probe_headers(iface)
         try:
             async with asyncio.timeout(PROBE_SECONDS):
-                reply = await self.request(out.method, url, headers=dict(headers), body=out.body, query=out.query)
+                verdict, detail = await (self._grpc(iface, out) if iface.binding is Binding.GRPC
+                                         else self._http(iface, out))
         except GatewayError as err:
-            return Probe(iface.version, Verdict.UNKNOWN, err.message)
+            verdict, detail = Verdict.UNKNOWN, err.message
         except TimeoutError:
-            return Probe(iface.version, Verdict.UNKNOWN, f"no answer within {PROBE_SECONDS:g} s")
-        verdict, detail = judge(iface.binding, reply.status, reply.body)
-        return Probe(iface.version, verdict, detail)
+            verdict, detail = Verdict.UNKNOWN, f"no answer within {PROBE_SECONDS:g} s"
+        probe = Probe(iface.version, verdict, detail)
+        if self.report is not None:
+            self.report(iface, probe)
+        return probe
+
+    async def _http(self, iface: Interface, out: Outgoing) -> tuple[Verdict, str]:
+        url = iface.url if not out.path else iface.url.rstrip("/") + out.path
+        headers: Mapping[str, str] = probe_headers(iface)
+        reply = await self.request(out.method, url, headers=dict(headers), body=out.body, query=out.query)
+        return judge(iface.binding, reply.status, reply.body)
+
+    async def _grpc(self, iface: Interface, out: Outgoing) -> tuple[Verdict, str]:
+        if self.channels is None:
+            return Verdict.UNKNOWN, "gRPC not probed"
+        metadata: list[tuple[str, str | bytes]] = [
+            (k.lower(), v) for k, v in upstream_version_headers(iface.version).items()]
+        reply = await self.channels().unary(iface.url, out.path, out.body or b"", metadata, timeout=PROBE_SECONDS)
+        status = reply.status
+        return judge_grpc(status.code if status is not None else None, status.name if status is not None else "OK")
 
 
 async def verify_interface(send: Send, claimed: Interface) -> Verified:

@@ -69,6 +69,7 @@ class Migration:
 
     def __init__(self, settings: MigrationSettings, agents: Callable[[], Mapping[str, Upstream]]) -> None:
         self.header = settings.caller_header
+        self.policy = {"caller_header": settings.caller_header, **deprecation(settings).as_json()}
         self.stats = Stats(settings.max_callers)
         self._agents = agents
         self.directory: Path | None = None   # set in a worker: the parent reads the snapshot from there
@@ -85,7 +86,7 @@ class Migration:
         return {name: agent_status(upstream) for name, upstream in self._agents().items()}
 
     def snapshot(self) -> dict[str, Any]:
-        return self.stats.snapshot(self.agents())
+        return self.stats.snapshot(self.agents(), self.policy)
 
     def flush(self) -> None:
         """Write this worker's snapshot (atomically: the parent may read it at any moment)."""

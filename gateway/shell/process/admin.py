@@ -124,11 +124,16 @@ th{background:#f3f3f3}td.n{text-align:right}.v03{background:#fff3cd}.bad{color:#
 .ok{color:#070}small{color:#666}"""
 
 
+class _Num(str):
+    """An escaped cell that is a count: right-aligned (its <td class="n">)."""
+
+
 def _table(head: Iterable[str], rows: Iterable[tuple[list[str], str]], empty: str) -> str:
-    """A table of already-escaped cells; each row with its CSS class."""
+    """A table of already-escaped cells (counts right-aligned); each row with its CSS class."""
     cells = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for row, cls in rows:
-        cells.append(f'<tr class="{cls}">' + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+        cells.append(f'<tr class="{cls}">' + "".join(
+            f'<td class="n">{c}</td>' if isinstance(c, _Num) else f"<td>{c}</td>" for c in row) + "</tr>")
     return f"<table>{''.join(cells)}</table>" if len(cells) > 1 else f"<p><small>{empty}</small></p>"
 
 
@@ -137,7 +142,26 @@ def _e(value: object) -> str:
 
 
 def _n(value: object) -> str:
-    return f'<span class="n">{_e(value)}</span>'
+    return _Num(_e(value))
+
+
+# the [migration] dates as the page names them: (policy key, label, the key to set)
+_DATES = (("deprecation", "deprecated since", "migration.deprecation"), ("sunset", "sunset", "migration.sunset"),
+          ("cutoff", "cut-off (v0.3 refused from then)", "migration.cutoff"))
+
+
+def _policy_lines(policy: dict[str, Any]) -> str:
+    dates = [(label, policy.get(key) or "") for key, label, _ in _DATES]
+    if not any(value for _, value in dates) and not policy.get("link"):
+        keys = ", ".join(k for _, _, k in _DATES)
+        return (f"<p><small>No deprecation dates set ({_e(keys)}): v0.3 clients are translated with no end "
+                "date</small></p>")
+    items = [f"<li>{_e(label)}: {_e(value) or '<small>not set</small>'}</li>" for label, value in dates]
+    if policy.get("cutoff_in_force"):
+        items.append('<li class="bad">the cut-off has passed: v0.3 clients get the version error</li>')
+    if policy.get("link"):
+        items.append(f'<li>migration guide: <a href="{_e(policy["link"])}">{_e(policy["link"])}</a></li>')
+    return f"<ul>{''.join(items)}</ul>"
 
 
 def migration_page(data: dict[str, Any]) -> str:
@@ -159,8 +183,13 @@ def migration_page(data: dict[str, Any]) -> str:
                              f"<small>({per_window(b['windows'])})</small>" for b in c["by"]),
                  _n(c["total"]), _e(c["last_seen"])], "v03" if c["still_v03"] else "")
                for c in data.get("callers", [])]
-    notes = [([_e(n["route"]), _e(n["code"]), f"<code>{_e(n['example_path'])}</code>", _e(n["detail"]),
-               _n(n["total"]), _e(n["last_seen"])], "") for n in data.get("notes", [])]
+    notes = [([_e(n["route"]), f"<code>{_e(n['code'])}</code>", _e(n.get("explained", "")),
+               f"<code>{_e(n['example_path'])}</code>", _e(n["detail"]), _n(n["total"]), _e(n["last_seen"])], "")
+             for n in data.get("notes", [])]
+    policy = data.get("policy", {})
+    header = policy.get("caller_header") or "the caller header"
+    unnamed = [([_e(u["client_version"]), *(_n(u["windows"].get(w, 0)) for w in windows), _n(u["total"]),
+                 _e(u["last_seen"])], "v03" if u["client_version"] == "0.3" else "") for u in data.get("unnamed", [])]
     still = data.get("still_v03", [])
     summary = (f'<p class="bad">{len(still)} caller(s) still speak A2A 0.3: {_e(", ".join(still))}</p>' if still
                else '<p class="ok">No caller speaks A2A 0.3 in the counts kept.</p>')
@@ -173,10 +202,14 @@ def migration_page(data: dict[str, Any]) -> str:
                                   agents, "no agent known yet"),
         "<h2>Traffic by client version and binding</h2>",
         _table(["route", "client version", "binding", *windows, "total", "last seen"], traffic, "no traffic yet"),
+        "<h2>Dates</h2>", _policy_lines(policy),
         "<h2>Callers</h2>", _table(["caller", "versions", "by route, version, binding", "total", "last seen"],
                                    callers, "no callers yet"),
-        "<h2>Translation notes</h2>", _table(["route", "code", "example path", "detail", "count", "last seen"],
-                                             notes, "no notes"),
+        f"<h3>Requests without a caller name (no {_e(header)} header)</h3>",
+        _table(["client version", *windows, "total", "last seen"], unnamed, "none"),
+        "<h2>Translation notes</h2>",
+        _table(["route", "code", "what it means", "example path", "detail", "count", "last seen"], notes,
+               "no notes"),
         "</body></html>"])
 
 

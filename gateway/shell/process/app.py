@@ -185,10 +185,13 @@ def serve(settings: Settings, loader: Callable[[], Settings] | None = None, *,
     `loader` reads the configuration again on SIGHUP. A `worker` (started by gateway.shell.process.workers)
     shares the port with its siblings (SO_REUSEPORT) and leaves the admin listener to its parent."""
     with asyncio.Runner(loop_factory=loop_factory(settings.server.event_loop)) as runner:
-        return runner.run(_serve(settings, loader, worker))
+        return runner.run(run_process(settings, loader, worker))
 
 
-async def _serve(settings: Settings, loader: Callable[[], Settings] | None, worker: int | None) -> int:
+async def run_process(settings: Settings, loader: Callable[[], Settings] | None = None, worker: int | None = None,
+                      on_ready: Callable[[Process], None] | None = None) -> int:
+    """serve()'s body on a running loop: start the listeners, call `on_ready` with the started process
+    (`a2a-gateway demo` prints what to try), serve until SIGTERM or SIGINT, drain; the exit status."""
     try:
         app = build_app(settings)
     except ConfigError as exc:
@@ -217,4 +220,6 @@ async def _serve(settings: Settings, loader: Callable[[], Settings] | None, work
     grpc_at = f"{settings.grpc.host}:{lifecycle.grpc_port}" if lifecycle.grpc_port is not None else None
     log.info("listening", listen=f"{host}:{process.port}", admin=settings.admin.listen if admin else None, grpc=grpc_at,
              **agents, worker=worker, loop=type(asyncio.get_running_loop()).__module__)
+    if on_ready is not None:
+        on_ready(process)
     return await process.run()

@@ -5,21 +5,35 @@ through the gateway in front of it (pass-through, translated, composed, the quir
 from __future__ import annotations
 
 import asyncio
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from gateway.config import Settings
-from gateway.core.card import Interface, UpstreamCard
+from gateway.core.card import CARD_PATHS, Interface, UpstreamCard
 from gateway.core.errors import GatewayError
 from gateway.core.operations import OPERATIONS
 from gateway.core.types import Binding, Version
+from gateway.core.verify import Probe
 from gateway.core.versions import is_passthrough
 from gateway.shell.agent.upstream import Upstream
 
-__all__ = ["EXIT", "probe", "render_text", "run"]
+__all__ = ["EXIT", "probe", "render_text", "run", "wait_overrides"]
 
 # the exit statuses of `probe` (documented in its --help)
 EXIT = {"honest": 0, "unverified": 1, "usage": 2, "lying": 3, "unreachable": 4}
 _LIST_TASKS = next(op for op in OPERATIONS if op.name == "list_tasks")
+
+def wait_overrides(seconds: float) -> dict[str, object]:
+    """The upstream settings that bound each of the probe's requests to `seconds` (its --timeout): a person
+    is waiting, not a client whose slow agent must be borne (the gateway waits up to a minute for a byte)."""
+    return {"upstream.timeout.connect": seconds, "upstream.timeout.first_byte": seconds,
+            "upstream.timeout.total_unary": seconds}
+
+
+def _card_urls(url: str) -> list[str]:
+    """Where the card is looked for, in order."""
+    return [url.rstrip("/") + path for path in CARD_PATHS]
 
 
 def _label(i: Interface) -> str:
@@ -46,15 +60,26 @@ def _client_view(card: UpstreamCard, client: Version, binding: Binding) -> dict[
             "passthrough": how.startswith("pass"), "how": how, "notes": extra}
 
 
-async def probe(settings: Settings) -> dict[str, Any]:
-    """The report on `settings.upstream.url` (on `upstream.version = auto`, as the gateway's defaults)."""
+async def probe(settings: Settings, say: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The report on `settings.upstream.url` (on `upstream.version = auto`, as the gateway's defaults);
+    `say` is told what is being tried as it goes."""
+    tell = say or (lambda line: None)
     upstream = Upstream(settings.upstream, settings.limits)
+
+    def probed(iface: Interface, result: Probe) -> None:
+        tell(f"probed {iface.binding.value} {iface.url} in A2A {result.version.value} "
+             f"(GetTask of a task no agent holds): {result.verdict.value}, {result.detail}")
+
+    upstream.on_probe = probed
     await upstream.start()
+    tried = _card_urls(settings.upstream.url)
     try:
+        tell(f"reading the agent card at {', else '.join(tried)} "
+             f"(each within {settings.upstream.timeout.total_unary:g} s)")
         try:
             card = await upstream.card()
         except GatewayError as err:
-            return {"url": settings.upstream.url, "verdict": "unreachable", "error": err.message}
+            return {"url": settings.upstream.url, "verdict": "unreachable", "error": err.message, "tried": tried}
         interfaces = [v.as_json() for v in upstream.verified]
         statuses = {i["status"] for i in interfaces}
         verdict = "lying" if "corrected" in statuses else "unverified" if "unverified" in statuses else "honest"
@@ -70,15 +95,19 @@ async def probe(settings: Settings) -> dict[str, Any]:
         await upstream.close()
 
 
-def run(settings: Settings) -> dict[str, Any]:
-    return asyncio.run(probe(settings))
+def run(settings: Settings, *, progress: bool = True) -> dict[str, Any]:
+    """probe() on its own loop; what it tries on stderr as it goes (unless not `progress`)."""
+    def say(line: str) -> None:
+        print(f"probe: {line}", file=sys.stderr, flush=True)
+    return asyncio.run(probe(settings, say if progress else None))
 
 
 def render_text(report: dict[str, Any]) -> str:
     """The report for a person."""
     lines = [f"agent {report['url']}" + (f" ({report['name']})" if report.get("name") else "")]
     if report["verdict"] == "unreachable":
-        return "\n".join([*lines, f"  unreachable: {report['error']}"]) + "\n"
+        tried = [f"  tried: {url}" for url in report.get("tried", [])]
+        return "\n".join([*lines, *tried, f"  unreachable: {report['error']}"]) + "\n"
     says = {"honest": "the card tells the truth", "lying": "THE CARD LIES about the protocol version",
             "unverified": "some interfaces could not be verified (the card's claim is used)"}
     lines.append(f"  verdict: {says[report['verdict']]}")

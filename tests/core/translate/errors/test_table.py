@@ -91,8 +91,8 @@ def _gateway_error_classes() -> list[type[gw.GatewayError]]:
 
 
 def _make(cls: type[gw.GatewayError]) -> gw.GatewayError:
-    if cls is gw.TranslationError:
-        return gw.TranslationError("$.message.parts[0]", "expected an object, got string")
+    if issubclass(cls, gw.TranslationError):
+        return cls("$.message.parts[0]", "expected an object, got string")
     if cls in (jsonrpc.InvalidEnvelope, jsonrpc.EnvelopeTooDeep):
         return cls("bad envelope", rpc_id=1)
     return cls()
@@ -102,6 +102,7 @@ def _make(cls: type[gw.GatewayError]) -> gw.GatewayError:
 EXPECTED: dict[str, tuple[int, int, int]] = {
     "GatewayError": (-32603, 500, 500),
     "TranslationError": (-32602, 400, 422),
+    "Inexpressible": (-32602, 400, 422),        # a TranslationError the other version cannot say
     "InvalidAgentResponse": (-32006, 500, 502),
     "MalformedEnvelope": (-32700, 400, 400),
     "UnreadableBody": (-32700, 400, 400),

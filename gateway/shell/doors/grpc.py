@@ -323,7 +323,7 @@ class GrpcListener:
 
     async def _initial(self, call: GrpcCall, headers: Any) -> None:
         """An HTTP agent's reply headers as the caller's initial metadata (activated extensions included)."""
-        await self._agent_head(call, from_headers(headers.items()))
+        await self.send_head(call, from_headers(headers.items()))
 
     async def _http_unary(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
                           query: Any) -> bytes | GrpcStatus:
@@ -369,14 +369,14 @@ class GrpcListener:
             await self._initial(call, resp.headers)
             relay = exchange.framed(GrpcFrames(call.rpc, exchange.cx),
                                    max_event_bytes=call.settings.limits.max_sse_event_bytes)
-            status, _ = await self._pump(call, resp, relay)
+            status, _ = await self.pump(call, resp, relay)
             call.outcome, call.fields["events"] = "stream", relay.events_out
             return status if status is not None else b""
         finally:
             if not resp.closed:
                 resp.close()
 
-    async def _pump(self, call: GrpcCall, resp: StreamReply,
+    async def pump(self, call: GrpcCall, resp: StreamReply,
                     relay: Any) -> tuple[GrpcStatus | None, int]:
         """Relay the agent's SSE stream as the caller's messages until either side ends (or the drain): the
         status that ends the call when the relay produced one, and the message bytes written. The agent's
@@ -424,7 +424,7 @@ class GrpcListener:
 
     # ---- toward a gRPC agent -------------------------------------------------------------------------
 
-    async def _agent_head(self, call: GrpcCall, initial: list[tuple[str, str | bytes]]) -> None:
+    async def send_head(self, call: GrpcCall, initial: list[tuple[str, str | bytes]]) -> None:
         """The agent's initial metadata as the caller's, with the request id and, for a v0.3 caller, the
         [migration] deprecation headers as metadata."""
         pairs = toward_caller(initial, call.version)
@@ -448,7 +448,7 @@ class GrpcListener:
         if not call.rpc.streaming:
             reply = await grpc_unary(self.upstream, iface, path, request, metadata,
                                      left=call.context.time_remaining())
-            await self._agent_head(call, reply.initial)
+            await self.send_head(call, reply.initial)
             self._agent_trailer(call, reply.trailing)
             outcome: bytes | GrpcStatus = reply.status if reply.status is not None else reply.message or b""
             if reply.status is not None:
@@ -485,7 +485,7 @@ class GrpcListener:
         """A gRPC agent's stream to the caller: each message (passed through, or its relay's frames), the
         agent's trailer, then its status (or the relay's ending)."""
         events = 0
-        await self._agent_head(call, await stream.head())
+        await self.send_head(call, await stream.head())
         async for message in stream.messages():
             ending, _, sent = await _send(call, frames_of(message), handle)
             if ending is not None:
@@ -561,7 +561,7 @@ class GrpcSeat:
                            max_event_bytes=self.grpc_call.settings.limits.max_sse_event_bytes)
 
     async def start(self) -> None:
-        await self.listener._agent_head(self.grpc_call, [])
+        await self.listener.send_head(self.grpc_call, [])
 
     async def write(self, out: list[bytes | GrpcStatus]) -> int:
         if self.ending is not None:
@@ -570,7 +570,7 @@ class GrpcSeat:
         return written
 
     async def pump(self, resp: StreamReply, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> int:
-        self.ending, written = await self.listener._pump(self.grpc_call, resp, relay)
+        self.ending, written = await self.listener.pump(self.grpc_call, resp, relay)
         return written   # counted against the stream's byte budget by the composition, as the HTTP seat's
 
     async def keepalive(self) -> int:

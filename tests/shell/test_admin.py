@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from gateway.shell.carrier.migration import MIGRATION
 from gateway.shell.process.admin import ProcessStatus, build_admin_app
-from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION
+from gateway.shell.process.lifecycle import LIFECYCLE
+from gateway.shell.process.metrics import METRICS
 
 CARD = "GET /.well-known/agent-card.json"
 

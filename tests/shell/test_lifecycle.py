@@ -25,9 +25,16 @@ import pytest
 from gateway.config import Settings, load
 from gateway.core import jsoncodec
 from gateway.shell.process.app import build_app, loop_factory
-from gateway.shell.process.keys import LIFECYCLE, METRICS
-from gateway.shell.process.lifecycle import Drained, Lifecycle, ListenFailed, Process, keep_static, restart_keys
-from gateway.shell.process.metrics import PREFIX
+from gateway.shell.process.lifecycle import (
+    LIFECYCLE,
+    Drained,
+    Lifecycle,
+    ListenFailed,
+    Process,
+    keep_static,
+    restart_keys,
+)
+from gateway.shell.process.metrics import METRICS, PREFIX
 from tests.core.test_passthrough import checked
 from tests.shell.test_metrics import parse, total, value
 

@@ -14,17 +14,19 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.core import jsoncodec
+from gateway.shell.carrier.migration import MIGRATION
 from gateway.shell.process.admin import ProcessStatus, build_admin_app
-from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION, PUSH_SENDER
+from gateway.shell.process.lifecycle import LIFECYCLE
 from gateway.shell.process.metrics import (
     DURATION_LABELS,
     LATENCY_BUCKETS,
+    METRICS,
     REQUEST_LABELS,
     Metrics,
-    MetricsPushCounter,
     outcome_label,
     reference_markdown,
 )
+from gateway.shell.push.sender import PUSH_SENDER, MetricsPushCounter
 
 V03_SEND = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": {
     "kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}

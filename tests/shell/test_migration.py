@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import load
-from gateway.shell.carrier.migration import read_snapshots
+from gateway.shell.carrier.migration import MIGRATION, read_snapshots
 from gateway.shell.process.admin import ProcessStatus, build_admin_app
 from gateway.shell.process.app import build_app
-from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION
+from gateway.shell.process.lifecycle import LIFECYCLE
+from gateway.shell.process.metrics import METRICS
 from tests.fakes.agents import FakeAgent
 from tests.shell.conftest import GatewayFactory
 

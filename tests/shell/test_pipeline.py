@@ -17,7 +17,8 @@ from gateway.core.exchange import Reply
 from gateway.core.types import Binding, Version
 from gateway.shell.carrier.pipeline import A2ACaller, Context, PlainCaller, serve
 from gateway.shell.process.app import build_app
-from gateway.shell.process.keys import LIFECYCLE, METRICS
+from gateway.shell.process.lifecycle import LIFECYCLE
+from gateway.shell.process.metrics import METRICS
 from tests.fakes.agents import FakeAgent
 from tests.shell.test_metrics import parse, value
 from tests.shell.test_push_relay import KEY_B64, LOOPBACK, V10_STATUS, V10_TASK, hook_factory, notify, register

@@ -20,8 +20,9 @@ from gateway.config import load
 from gateway.core import jsoncodec
 from gateway.core.push import Delivery, PushSealer, PushUrlRejected
 from gateway.core.types import Version
-from gateway.shell.process.keys import METRICS, PUSH_SENDER, SEALER
-from gateway.shell.push.sender import PushCounter, PushSender
+from gateway.shell.process.keys import SEALER
+from gateway.shell.process.metrics import METRICS
+from gateway.shell.push.sender import PUSH_SENDER, PushCounter, PushSender
 from gateway.shell.push.ssrf import UNRESOLVED, GuardedResolver, check_url, is_blocked_address, parse_ip_literal
 from tests.shell.test_metrics import parse, value
 

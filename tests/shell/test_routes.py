@@ -13,7 +13,8 @@ from aiohttp.test_utils import TestClient
 
 from gateway.config import ConfigError, load
 from gateway.shell.process.app import build_app
-from gateway.shell.process.keys import LIFECYCLE, METRICS
+from gateway.shell.process.lifecycle import LIFECYCLE
+from gateway.shell.process.metrics import METRICS
 from gateway.shell.push.relay import webhook_base
 from tests.fakes.agents import FakeAgent
 

@@ -13,8 +13,7 @@ from aiohttp.test_utils import TestClient
 
 from gateway.config import load
 from gateway.shell.edge.shared_limits import RedisLimits
-from gateway.shell.process.keys import METRICS
-from gateway.shell.process.metrics import Metrics
+from gateway.shell.process.metrics import METRICS, Metrics
 from tests.fakes.agents import FakeAgent
 from tests.redis_server import needs_redis
 from tests.shell.conftest import GatewayFactory

@@ -18,7 +18,7 @@ from gateway.config import load
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayOverloaded, UpstreamUnavailable
 from gateway.shell.agent.upstream import Pool, Upstream
-from gateway.shell.process.keys import METRICS
+from gateway.shell.process.metrics import METRICS
 from tests.shell.test_metrics import parse, value
 
 V10 = {"Content-Type": "application/json", "A2A-Version": "1.0"}

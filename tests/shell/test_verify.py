@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.shell.process.keys import METRICS, UPSTREAM
+from gateway.shell.agent.upstream import UPSTREAM
+from gateway.shell.process.metrics import METRICS
 from tests.fakes.agents import FakeAgent
 from tests.shell.conftest import GatewayFactory
 from tests.shell.test_metrics import parse, value

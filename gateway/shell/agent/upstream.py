@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import aiohttp
+from aiohttp import web
 from multidict import CIMultiDictProxy
 
 from gateway.config import LimitsSettings, TimeoutSettings, UpstreamSettings
@@ -622,3 +623,7 @@ async def read_bounded(resp: StreamReply, limit: int) -> bytes:
             raise InvalidAgentResponse(f"upstream reply larger than {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+# the app key of the one instance an app holds
+UPSTREAM = web.AppKey("upstream", Upstream)   # the agent an app (the root, or a route's) serves

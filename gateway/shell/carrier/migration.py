@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from aiohttp import web
+
 from gateway.config import MigrationSettings
 from gateway.core.errors import UnsupportedVersion
 from gateway.core.migration import Deprecation, Stats, caller_id, merge
@@ -123,3 +125,7 @@ def read_snapshots(directory: Path) -> dict[str, Any]:
         except (OSError, ValueError):
             continue   # a worker's file being replaced, or gone
     return merge(docs)
+
+
+# the app key of the one instance an app holds
+MIGRATION = web.AppKey("migration", Migration)  # the process's migration view (root and routes share it)

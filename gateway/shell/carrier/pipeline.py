@@ -35,23 +35,14 @@ from gateway.core.types import Binding, Version
 from gateway.core.versions import method_version
 from gateway.observability import bind_exchange, bound, get_logger, log_exchange, open_exchange
 from gateway.shell.agent.headers import RawHeaders
-from gateway.shell.agent.upstream import Upstream
-from gateway.shell.carrier.migration import Migration, deprecation
+from gateway.shell.agent.upstream import UPSTREAM, Upstream
+from gateway.shell.carrier.migration import MIGRATION, Migration, deprecation
 from gateway.shell.carrier.relay import SSE_HEADERS
 from gateway.shell.edge.callers import StreamBudget
-from gateway.shell.edge.guard import Guard, Verdict
-from gateway.shell.process.keys import (
-    GUARD,
-    LIFECYCLE,
-    METRICS,
-    MIGRATION,
-    ROUTE_NAME,
-    SEALER,
-    SERVED_BINDINGS,
-    UPSTREAM,
-)
-from gateway.shell.process.lifecycle import OVERLOADED, Lifecycle
-from gateway.shell.process.metrics import Metrics
+from gateway.shell.edge.guard import GUARD, Guard, Verdict
+from gateway.shell.process.keys import ROUTE_NAME, SEALER, SERVED_BINDINGS
+from gateway.shell.process.lifecycle import LIFECYCLE, OVERLOADED, Lifecycle
+from gateway.shell.process.metrics import METRICS, Metrics
 
 __all__ = ["A2ACaller", "Caller", "Context", "Door", "PlainCaller", "Recorded", "SeenCaller", "body_response",
            "read_body", "record", "respond", "serve", "start_stream"]

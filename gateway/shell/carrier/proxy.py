@@ -36,8 +36,7 @@ from gateway.shell.carrier.pipeline import Context, body_response, respond, star
 from gateway.shell.carrier.relay import Relay, pump
 from gateway.shell.carrier.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.carrier.urls import grpc_target, public_base
-from gateway.shell.edge.signing import vouch
-from gateway.shell.process.keys import CARD_SIGNER
+from gateway.shell.edge.signing import CARD_SIGNER, vouch
 
 if TYPE_CHECKING:
     from gateway.shell.agent.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC

@@ -20,8 +20,7 @@ from gateway.core.types import Binding, Version
 from gateway.core.versions import client_version
 from gateway.shell.carrier.pipeline import A2ACaller, Context, serve
 from gateway.shell.carrier.urls import grpc_target, public_base
-from gateway.shell.edge.signing import JWKS_PATH, vouch
-from gateway.shell.process.keys import CARD_SIGNER
+from gateway.shell.edge.signing import CARD_SIGNER, JWKS_PATH, vouch
 
 HEADERS = {"Vary": "A2A-Version", "Cache-Control": "public, max-age=60"}
 OPERATION = "get_agent_card"  # the metrics' and log's operation label (no A2A operation fetches the card)

@@ -63,18 +63,18 @@ from gateway.shell.agent.port import (
     grpc_unary,
 )
 from gateway.shell.agent.stream_link import StreamReply
-from gateway.shell.agent.upstream import Upstream, read_bounded
+from gateway.shell.agent.upstream import UPSTREAM, Upstream, read_bounded
 from gateway.shell.carrier.compose import Got, compose
-from gateway.shell.carrier.migration import Migration, check_cutoff, deprecation
+from gateway.shell.carrier.migration import MIGRATION, Migration, check_cutoff, deprecation
 from gateway.shell.carrier.pipeline import SeenCaller, record
 from gateway.shell.carrier.relay import LOOKAHEAD_SECONDS
 from gateway.shell.carrier.task_index import TASK_INDEX, TaskStore, remember, tracked
 from gateway.shell.carrier.urls import grpc_target, listener_base
 from gateway.shell.edge.callers import StreamBudget
-from gateway.shell.edge.guard import Guard, Verdict
-from gateway.shell.edge.signing import vouch
-from gateway.shell.process.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
-from gateway.shell.process.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
+from gateway.shell.edge.guard import GUARD, Guard, Verdict
+from gateway.shell.edge.signing import CARD_SIGNER, vouch
+from gateway.shell.process.keys import SEALER, SERVED_BINDINGS
+from gateway.shell.process.lifecycle import LIFECYCLE, Drained, Lifecycle, StreamHandle, listen_failed
 from gateway.shell.process.metrics import Metrics
 
 __all__ = ["GrpcListener", "GrpcSeat"]

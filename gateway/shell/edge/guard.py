@@ -90,3 +90,7 @@ class Guard:
             return
         async with self.limits.stream(caller):
             yield self.limits.budget
+
+
+# the app key of the one instance an app holds
+GUARD = web.AppKey("guard", Guard)  # [auth]/[callers] on an agent's app: requests admitted before their door

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from aiohttp import web
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
@@ -248,3 +249,7 @@ class CardVerifier:
         if self.remote is not None:
             found += [_of_jwk(k) for k in await self.remote.keys(kid)]
         return found
+
+
+# the app key of the one instance an app holds
+CARD_SIGNER = web.AppKey("card_signer", CardSigner)  # [card] signing_key_file set: signs the served cards

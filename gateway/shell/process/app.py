@@ -19,27 +19,17 @@ from gateway.config import ConfigError, Problem, Settings
 from gateway.core.card import CARD_PATHS
 from gateway.core.types import Binding
 from gateway.observability import get_logger
-from gateway.shell.agent.upstream import Upstream
-from gateway.shell.carrier.migration import Migration, flush_forever
+from gateway.shell.agent.upstream import UPSTREAM, Upstream
+from gateway.shell.carrier.migration import MIGRATION, Migration, flush_forever
 from gateway.shell.doors import agui, card, jsonrpc, rest
-from gateway.shell.edge.guard import Guard
-from gateway.shell.edge.signing import JWKS_PATH, CardSigner, CardVerifier
+from gateway.shell.edge.guard import GUARD, Guard
+from gateway.shell.edge.signing import CARD_SIGNER, JWKS_PATH, CardSigner, CardVerifier
 from gateway.shell.process.admin import ProcessStatus, build_admin_app
-from gateway.shell.process.keys import (
-    CARD_SIGNER,
-    GUARD,
-    LIFECYCLE,
-    METRICS,
-    MIGRATION,
-    PUSH_SENDER,
-    ROUTE_NAME,
-    ROUTE_PREFIX,
-    SERVED_BINDINGS,
-    UPSTREAM,
-)
-from gateway.shell.process.lifecycle import Lifecycle, Listener, Process, Track
-from gateway.shell.process.metrics import MULTIPROC_ENV, Metrics, MetricsPushCounter
+from gateway.shell.process.keys import ROUTE_NAME, ROUTE_PREFIX, SERVED_BINDINGS
+from gateway.shell.process.lifecycle import LIFECYCLE, Lifecycle, Listener, Process, Track
+from gateway.shell.process.metrics import METRICS, MULTIPROC_ENV, Metrics
 from gateway.shell.push import relay as push
+from gateway.shell.push.sender import PUSH_SENDER, MetricsPushCounter
 
 log = get_logger("gateway.app")
 

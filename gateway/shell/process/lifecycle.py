@@ -782,3 +782,7 @@ class Process:
             log.warning("drain_cancelled_requests", count=cancelled, grace_s=grace)
         if self.admin_runner is not None:
             await self.admin_runner.cleanup()
+
+
+# the app key of the one instance an app holds
+LIFECYCLE = web.AppKey("lifecycle", Lifecycle)  # its `settings` are the ones in force (SIGHUP)

@@ -13,6 +13,7 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 
+from aiohttp import web
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -29,10 +30,9 @@ from prometheus_client.utils import floatToGoString
 
 from gateway import __version__
 from gateway.core.notes import Note
-from gateway.shell.push.sender import PushCounter
 
 __all__ = ["CONTENT_TYPE", "DURATION_LABELS", "LATENCY_BUCKETS", "MULTIPROC_ENV", "REQUEST_LABELS", "Metrics",
-           "MetricsPushCounter", "SupervisorMetrics", "multiprocess_registry", "outcome_label", "reference_markdown",
+           "SupervisorMetrics", "multiprocess_registry", "outcome_label", "reference_markdown",
            "render"]
 
 PREFIX = "a2a_gateway_"
@@ -301,18 +301,6 @@ class SupervisorMetrics:
                                        "unexpectedly.", registry=None)
 
 
-class MetricsPushCounter(PushCounter):
-    """The push sender's outcome counter, also counted in Prometheus (it keeps its own snapshot)."""
-
-    def __init__(self, metrics: Metrics) -> None:
-        super().__init__()
-        self._metrics = metrics
-
-    def add(self, outcome: str, n: int = 1) -> None:
-        super().add(outcome, n)
-        self._metrics.push_delivery(outcome, n)
-
-
 def render(registry: CollectorRegistry) -> bytes:
     """The Prometheus text exposition of `registry`."""
     return generate_latest(registry)
@@ -345,3 +333,7 @@ def multiprocess_registry(path: str | None = None) -> CollectorRegistry:
     path = path or os.environ[MULTIPROC_ENV]
     multiprocess.MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]
     return registry
+
+
+# the app key of the one instance an app holds
+METRICS = web.AppKey("metrics", Metrics)

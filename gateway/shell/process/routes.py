@@ -14,11 +14,13 @@ from gateway.config import RouteSettings, Settings
 from gateway.core.errors import GatewayError, UnknownOperation
 from gateway.core.exchange import Reply
 from gateway.core.types import Binding, Version
-from gateway.shell.agent.upstream import Upstream
+from gateway.shell.agent.upstream import UPSTREAM, Upstream
+from gateway.shell.carrier.migration import MIGRATION
 from gateway.shell.carrier.pipeline import A2ACaller, Context, serve
 from gateway.shell.doors.rest import caller_version
-from gateway.shell.process.keys import LIFECYCLE, METRICS, MIGRATION, ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX, UPSTREAM
-from gateway.shell.process.lifecycle import Lifecycle, Track
+from gateway.shell.process.keys import ROUTE_HOST, ROUTE_NAME, ROUTE_PREFIX
+from gateway.shell.process.lifecycle import LIFECYCLE, Lifecycle, Track
+from gateway.shell.process.metrics import METRICS
 
 __all__ = ["RouteRule", "install", "request_host"]
 

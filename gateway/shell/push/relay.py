@@ -33,10 +33,12 @@ from gateway.core.push import (
 )
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger, log_notes
+from gateway.shell.agent.upstream import UPSTREAM
 from gateway.shell.carrier.pipeline import Context, PlainCaller, read_body, serve
-from gateway.shell.process.keys import LIFECYCLE, METRICS, PUSH_SENDER, ROUTE_HOST, ROUTE_PREFIX, SEALER, UPSTREAM
-from gateway.shell.process.lifecycle import Track
-from gateway.shell.push.sender import MAX_BACKOFF_S, PushSender
+from gateway.shell.process.keys import ROUTE_HOST, ROUTE_PREFIX, SEALER
+from gateway.shell.process.lifecycle import LIFECYCLE, Track
+from gateway.shell.process.metrics import METRICS
+from gateway.shell.push.sender import MAX_BACKOFF_S, PUSH_SENDER, PushSender
 from gateway.shell.push.ssrf import Network, check_url
 
 __all__ = ["OPERATION", "RelaySealer", "cleanup_ctx", "handle", "install", "webhook_base"]

@@ -18,9 +18,10 @@ from aiohttp import web
 from gateway.config import PushSettings
 from gateway.core.push import Delivery, PushUrlRejected
 from gateway.observability import KeyCounter, get_logger
+from gateway.shell.process.metrics import Metrics
 from gateway.shell.push.ssrf import BlockedAddress, GuardedResolver, check_url
 
-__all__ = ["MAX_BACKOFF_S", "PUSH_COUNTER", "PushCounter", "PushSender"]
+__all__ = ["MAX_BACKOFF_S", "PUSH_COUNTER", "MetricsPushCounter", "PushCounter", "PushSender"]
 
 log = get_logger("gateway.push")
 
@@ -37,6 +38,18 @@ class PushCounter(KeyCounter):
 
 
 PUSH_COUNTER = PushCounter()
+
+
+class MetricsPushCounter(PushCounter):
+    """The push sender's outcome counter, also counted in Prometheus (it keeps its own snapshot)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        super().__init__()
+        self._metrics = metrics
+
+    def add(self, outcome: str, n: int = 1) -> None:
+        super().add(outcome, n)
+        self._metrics.push_delivery(outcome, n)
 
 
 def _target(url: str) -> str:
@@ -204,3 +217,7 @@ async def running(settings: PushSettings, **kwargs: Any) -> AsyncIterator[PushSe
         yield sender
     finally:
         await sender.close()
+
+
+# the app key of the one instance an app holds
+PUSH_SENDER = web.AppKey("push_sender", PushSender)

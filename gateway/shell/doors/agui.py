@@ -45,6 +45,7 @@ from gateway.shell.lifecycle import Track
 from gateway.shell.pipeline import Context, read_body, serve
 from gateway.shell.relay import SSE_HEADERS, pump
 from gateway.shell.stream_link import StreamReply
+from gateway.shell.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.upstream import Upstream, read_bounded
 
 if TYPE_CHECKING:
@@ -271,6 +272,8 @@ class RunDoor:
             await self.send(self.run.fail(*_fault(err)))
         finally:
             self.ctx.notes.extend(exchange.notes)
+            if tracked(exchange):   # the tasks the run saw of a v0.3 agent, for ListTasks through any door
+                await remember(self.ctx.request.config_dict[TASK_INDEX], self.ctx.task_scope(), exchange)
 
     async def _unary(self, exchange: Exchange, caller: Caller) -> None:
         try:

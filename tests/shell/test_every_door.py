@@ -101,7 +101,10 @@ TABLE: list[tuple[str, str, Any]] = [
     # 7. the v1.0 flows composed for a v0.3 agent, alike through every A2A door
     *[("list_tasks", door, [("t1", "TASK_STATE_COMPLETED")]) for door in A2A_DOORS],
     ("list_tasks", "agui", NO_SUCH_CALL),
-    *[("subscribe", door, (["task", "statusUpdate", "statusUpdate"], "TASK_STATE_COMPLETED")) for door in A2A_DOORS],
+    #    SubscribeToTask: t1's Task first, its events to the terminal state; a terminal task (t2) refused
+    *[("subscribe", door, ((["task", "statusUpdate", "statusUpdate"], "TASK_STATE_COMPLETED"), refused))
+      for door, refused in (("jsonrpc", (200, -32004)), ("rest", (400, "FAILED_PRECONDITION")),
+                            ("grpc", ("FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")))],
     ("subscribe", "agui", NO_SUCH_CALL),
     *[("push_config", door, ("second", "https://hooks.example/second")) for door in A2A_DOORS],
     ("push_config", "agui", NO_SUCH_CALL),
@@ -162,7 +165,7 @@ async def check_deprecation(door: Door, expected: Any, gw: Gateway) -> None:
 
 async def check_deprecation_v10(door: Door, expected: dict[str, str], gw: Gateway) -> None:
     seen = await door.send(Version.V10)
-    assert seen.outcome[1] is None, seen
+    assert seen.outcome[1] is None and seen.headers["x-request-id"], seen   # stamped as every reply: without them
     assert {k: v for k, v in seen.headers.items() if k in DEPRECATION_HEADERS} == expected
 
 
@@ -228,9 +231,10 @@ async def check_subscribe(door: Door, expected: Any, gw: Gateway) -> None:
         assert not hasattr(door, "subscribe")
         return
     assert isinstance(door, A2ADoor)
-    kinds, last = expected
-    assert await door.subscribe("t1") == (kinds, last)   # the Task first, then the agent's events to the end
-    assert len(gw.agent.calls("tasks/resubscribe")) == 1
+    followed, refused = expected
+    assert await door.subscribe("t1") == ((200 if door.http else "OK", None), *followed)
+    assert await door.subscribe("t2") == (refused, [], "")   # read first (tasks/get): terminal, refused
+    assert len(gw.agent.calls("tasks/get")) == 2 and len(gw.agent.calls("tasks/resubscribe")) == 1
 
 
 async def check_push_config(door: Door, expected: Any, gw: Gateway) -> None:
@@ -267,7 +271,7 @@ def _v03_config(config_id: str) -> dict[str, Any]:
 
 async def _agent(fake_agent_factory: Any, concern: str) -> FakeAgent:
     """A v0.3 JSON-RPC agent: t1 made working (for `notes` with a timestamp v1.0 must coerce), read back working
-    (for `list_tasks` completed), streamed to its end, and two push configs."""
+    (for `list_tasks` completed; for `subscribe` then t2, completed), streamed to its end, and two push configs."""
     fake: FakeAgent = await fake_agent_factory("0.3")
     working = _v03_task("working", **({"timestamp": "2024-01-01T00:00:00"} if concern == "notes" else {}))
     update = {"kind": "status-update", "taskId": "t1", "contextId": "c1", "final": False,
@@ -276,6 +280,8 @@ async def _agent(fake_agent_factory: Any, concern: str) -> FakeAgent:
     fake.reply_json("message/send", working)
     fake.reply_sse("message/stream", [working, done])
     fake.reply_json("tasks/get", _v03_task("completed" if concern == "list_tasks" else "working"))
+    if concern == "subscribe":
+        fake.reply_json("tasks/get", {**_v03_task("completed"), "id": "t2"})
     fake.reply_sse("tasks/resubscribe", [update, done])
     fake.reply_json("tasks/pushNotificationConfig/get", _v03_config("first"))
     fake.reply_json("tasks/pushNotificationConfig/list", [_v03_config("first"), _v03_config("second")])
@@ -307,13 +313,18 @@ class Door:
         return type(self).__name__
 
 
+Subscribed = tuple[tuple[Any, Any], list[str], str]   # the outcome, each StreamResponse's kind, the last state
+
+
 class A2ADoor(Door):
     """An A2A door: the v1.0 calls composed for a v0.3 agent too."""
+
+    http = True
 
     async def list_tasks(self, headers: dict[str, str]) -> list[tuple[str, str]]:
         raise NotImplementedError
 
-    async def subscribe(self, task_id: str) -> tuple[list[str], str]:
+    async def subscribe(self, task_id: str) -> Subscribed:
         raise NotImplementedError
 
     async def push_config(self, task_id: str, config_id: str) -> tuple[str, str]:
@@ -353,9 +364,12 @@ class JsonRpcDoor(A2ADoor):
         _, _, raw = await self._rpc("ListTasks", {}, {**V10_HEADERS, **headers})
         return [(t["id"], t["status"]["state"]) for t in json.loads(raw)["result"]["tasks"]]
 
-    async def subscribe(self, task_id: str) -> tuple[list[str], str]:
-        _, _, raw = await self._rpc("SubscribeToTask", {"id": task_id}, V10_HEADERS, Accept="text/event-stream")
-        return _kinds([item["result"] for item in _sse_data(raw)])
+    async def subscribe(self, task_id: str) -> Subscribed:
+        status, hdrs, raw = await self._rpc("SubscribeToTask", {"id": task_id}, V10_HEADERS,
+                                            Accept="text/event-stream")
+        if hdrs["Content-Type"].startswith("application/json"):   # refused before the stream
+            return (status, json.loads(raw)["error"]["code"]), [], ""
+        return (status, None), *_kinds([item["result"] for item in _sse_data(raw)])
 
     async def push_config(self, task_id: str, config_id: str) -> tuple[str, str]:
         _, _, raw = await self._rpc("GetTaskPushNotificationConfig", {"taskId": task_id, "id": config_id},
@@ -382,9 +396,11 @@ class RestDoor(A2ADoor):
         async with self.client.get("/tasks", headers={**V10_HEADERS, **headers}) as resp:
             return [(t["id"], t["status"]["state"]) for t in (await resp.json())["tasks"]]
 
-    async def subscribe(self, task_id: str) -> tuple[list[str], str]:
+    async def subscribe(self, task_id: str) -> Subscribed:
         async with self.client.post(f"/tasks/{task_id}:subscribe", headers=V10_HEADERS) as resp:
-            return _kinds(_sse_data(await resp.read()))
+            if resp.status != 200:   # refused before the stream
+                return (resp.status, (await resp.json())["error"]["status"]), [], ""
+            return (resp.status, None), *_kinds(_sse_data(await resp.read()))
 
     async def push_config(self, task_id: str, config_id: str) -> tuple[str, str]:
         async with self.client.get(f"/tasks/{task_id}/pushNotificationConfigs/{config_id}",
@@ -397,16 +413,15 @@ V10_SERVICE, V03_SERVICE = "/lf.a2a.v1.A2AService/", "/a2a.v1.A2AService/"
 
 
 class GrpcDoor(A2ADoor):
+    http = False
+
     async def _unary(self, path: str, request: bytes, headers: dict[str, str]) -> tuple[bytes | None, Seen]:
         call = self.channel.unary_unary(path)(request, metadata=tuple(headers.items()))
         try:
             reply = await call
         except grpc.aio.AioRpcError as err:
-            trailer = dict(err.trailing_metadata() or ())
-            info = error_details_pb2.ErrorInfo()
-            assert status_pb2.Status.FromString(trailer[DETAILS_KEY]).details[0].Unpack(info)
-            metadata = {**dict(err.initial_metadata() or ()), **trailer}   # refused before its head: the trailer
-            return None, Seen((err.code().name, info.reason), _lower(metadata), err.details() or "")
+            metadata = {**dict(err.initial_metadata() or ()), **dict(err.trailing_metadata() or ())}
+            return None, Seen((err.code().name, _reason(err)), _lower(metadata), err.details() or "")
         return reply, Seen(("OK", None), _lower(dict(await call.initial_metadata() or ())))
 
     async def send(self, version: Version, headers: dict[str, str] | None = None) -> Seen:
@@ -421,13 +436,17 @@ class GrpcDoor(A2ADoor):
         listed = message_class(Version.V10, "ListTasksResponse").FromString(reply)
         return [(t.id, _state(t.status.state)) for t in listed.tasks]
 
-    async def subscribe(self, task_id: str) -> tuple[list[str], str]:
+    async def subscribe(self, task_id: str) -> Subscribed:
         request = message_class(Version.V10, "SubscribeToTaskRequest")(id=task_id).SerializeToString()
         cls = message_class(Version.V10, "StreamResponse")
-        items = [cls.FromString(m) async for m in self.channel.unary_stream(V10_SERVICE + "SubscribeToTask")(request)]
+        call = self.channel.unary_stream(V10_SERVICE + "SubscribeToTask")
+        try:
+            items = [cls.FromString(m) async for m in call(request)]
+        except grpc.aio.AioRpcError as err:
+            return (err.code().name, _reason(err)), [], ""
         kinds = [{"status_update": "statusUpdate"}.get(k, k) for k in (i.WhichOneof("payload") for i in items)]
         last = items[-1].status_update.status.state if kinds[-1] == "statusUpdate" else items[-1].task.status.state
-        return kinds, _state(last)
+        return ("OK", None), kinds, _state(last)
 
     async def push_config(self, task_id: str, config_id: str) -> tuple[str, str]:
         request = message_class(Version.V10, "GetTaskPushNotificationConfigRequest")(task_id=task_id, id=config_id)
@@ -458,6 +477,14 @@ class AguiDoor(Door):
 DRIVERS: dict[str, Callable[[TestClient[Any, Any], grpc.aio.Channel], Door]] = {
     "jsonrpc": JsonRpcDoor, "rest": RestDoor, "grpc": GrpcDoor, "agui": AguiDoor,
 }
+
+
+def _reason(err: grpc.aio.AioRpcError) -> str:
+    """The ErrorInfo reason of a gRPC status's details."""
+    info = error_details_pb2.ErrorInfo()
+    details = dict(err.trailing_metadata() or ())[DETAILS_KEY]
+    assert status_pb2.Status.FromString(details).details[0].Unpack(info)
+    return info.reason
 
 
 def _state(number: int) -> str:

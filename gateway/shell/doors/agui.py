@@ -180,6 +180,7 @@ class RunDoor:
         self.iface: Interface | None = None
 
     async def start(self) -> None:
+        self.ctx.stamp(self.response)   # what every reply carries (its request id), as the other doors' streams
         await self.response.prepare(self.ctx.request)
 
     async def send(self, batch: list[JsonObj]) -> None:

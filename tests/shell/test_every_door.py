@@ -143,6 +143,9 @@ async def check_guard(door: Door, expected: dict[str, Any], gw: Gateway) -> None
     assert (await door.send(Version.V10, KEY)).outcome == expected["admitted"]
     limited = await door.send(Version.V10, KEY)   # alice's burst of one is spent
     assert limited.outcome == expected["limited"] and int(limited.headers["retry-after"]) >= 1
+    samples = parse(gw.client.app[METRICS].render().decode())
+    assert [value(samples, "a2a_gateway_edge_refusals_total", reason=reason)
+            for reason in ("unauthenticated", "rate_limited")] == [1, 1]   # both refusals counted, once each
 
 
 async def check_cutoff(door: Door, expected: Any, gw: Gateway) -> None:

@@ -45,6 +45,7 @@ from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import Upstream, read_bounded
 from gateway.shell.carrier.pipeline import Context, read_body, serve
 from gateway.shell.carrier.relay import SSE_HEADERS, pump
+from gateway.shell.carrier.task_index import TASK_INDEX, remember, tracked
 from gateway.shell.process.lifecycle import Track
 
 if TYPE_CHECKING:
@@ -179,6 +180,7 @@ class RunDoor:
         self.iface: Interface | None = None
 
     async def start(self) -> None:
+        self.ctx.stamp(self.response)   # what every reply carries (its request id), as the other doors' streams
         await self.response.prepare(self.ctx.request)
 
     async def send(self, batch: list[JsonObj]) -> None:
@@ -271,6 +273,8 @@ class RunDoor:
             await self.send(self.run.fail(*_fault(err)))
         finally:
             self.ctx.notes.extend(exchange.notes)
+            if tracked(exchange):   # the tasks the run saw of a v0.3 agent, for ListTasks through any door
+                await remember(self.ctx.request.config_dict[TASK_INDEX], self.ctx.task_scope(), exchange)
 
     async def _unary(self, exchange: Exchange, caller: Caller) -> None:
         try:

@@ -92,7 +92,7 @@ class GrpcCall:
     """One gRPC call on its way through the gateway: what the log line and the metrics say of it
     (shell.carrier.pipeline.Recorded), the caller's metadata and the settings in force when it started."""
 
-    __slots__ = ("budget", "context", "fields", "lifecycle", "metadata", "migration", "notes", "outcome",
+    __slots__ = ("budget", "context", "fields", "headed", "lifecycle", "metadata", "migration", "notes", "outcome",
                  "request_id", "rpc", "settings", "started", "verdict")
 
     def __init__(self, lifecycle: Lifecycle, migration: Migration, rpc: Rpc, context: Context) -> None:
@@ -107,6 +107,7 @@ class GrpcCall:
         self.started = time.monotonic()
         self.budget: StreamBudget | None = None   # the budgets of its stream, in a caller's stream slot
         self.verdict: Verdict | None = None   # the guard's, when it admitted the call
+        self.headed = False   # its initial metadata was sent
 
     @property
     def metrics(self) -> Metrics:
@@ -133,6 +134,14 @@ class GrpcCall:
 
     def caller_seen(self) -> SeenCaller:
         return SeenCaller(self.migration, self.headers(), self.rpc.version, Binding.GRPC)
+
+    def stamp(self) -> list[tuple[str, str]]:
+        """What every reply of the call carries, as the HTTP doors' replies do (pipeline.Context.stamp): its
+        request id, and to a v0.3 caller the [migration] deprecation headers, as metadata."""
+        pairs = [("x-request-id", self.request_id)]
+        if self.rpc.version is Version.V03:
+            pairs.extend((name.lower(), value) for name, value in deprecation(self.settings.migration).headers())
+        return pairs
 
     def remaining(self, cap: float) -> float:
         """Seconds this call may still take: the caller's deadline, at most `cap`."""
@@ -233,7 +242,8 @@ class GrpcListener:
         call.fields["grpc_status"] = status.name if status is not None else "OK"
         record(call, 200 if status is None else _http_of(status))
         if status is not None:
-            trailer = (*(((DETAILS_KEY, status.details),) if status.details else ()), *refusal)
+            trailer = (*(((DETAILS_KEY, status.details),) if status.details else ()), *refusal,
+                       *(() if call.headed else call.stamp()))   # a call refused before its head: in the trailer
             await context.abort(_STATUS.get(status.code, grpc.StatusCode.UNKNOWN), status.message, trailer)
         return reply
 
@@ -428,9 +438,8 @@ class GrpcListener:
         """The agent's initial metadata as the caller's, with the request id and, for a v0.3 caller, the
         [migration] deprecation headers as metadata."""
         pairs = toward_caller(initial, call.version)
-        pairs.append(("x-request-id", call.request_id))
-        if call.version is Version.V03:
-            pairs.extend((name.lower(), value) for name, value in deprecation(call.settings.migration).headers())
+        pairs.extend(call.stamp())
+        call.headed = True
         await call.context.send_initial_metadata(pairs)
 
     def _agent_trailer(self, call: GrpcCall, trailing: list[tuple[str, str | bytes]]) -> None:

@@ -1,7 +1,8 @@
-"""The loop between an upstream event stream and a client `web.StreamResponse`: SSE headers, no
-compression, keep-alives while the agent is silent, the look-ahead timer of `final`, the idle timeout,
-the drain, and the upstream closed in `finally` whoever leaves. It never inspects events: a translator
-(core.stream.StreamRelay) or a checker (core.passthrough.CheckedStream) does."""
+"""The one loop between an agent's event stream (an HTTP reply) and the caller's stream, whatever the caller's
+side: an SSE `web.StreamResponse` (SSE headers, no compression), or a gRPC caller's messages (a `Sink`).
+Keep-alives while the agent is silent, the look-ahead timer of `final`, the idle timeout, the drain, the
+caller's budgets, and the agent's reply closed in `finally` whoever leaves. It never inspects events: a
+translator (core.stream.StreamRelay) or a checker (core.passthrough.CheckedStream) does."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import asyncio
 import contextvars
 import time
 from collections.abc import Coroutine
-from typing import Protocol
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -41,7 +42,8 @@ _TIMER_CONTEXT = contextvars.Context()
 
 
 class Relay(Protocol):
-    """What the loop needs of a stream translator (core.stream.StreamRelay) or checker (core.passthrough)."""
+    """What the loop needs of a stream translator (core.stream.StreamRelay) or checker (core.passthrough):
+    what each call gives is the sink's to write (SSE bytes, or a gRPC caller's frames)."""
 
     @property
     def done(self) -> bool: ...
@@ -49,13 +51,44 @@ class Relay(Protocol):
     def holding(self) -> bool: ...
     @property
     def events_out(self) -> int: ...
-    def feed(self, chunk: bytes) -> bytes: ...
-    def close(self) -> bytes: ...
-    def release(self) -> bytes: ...
-    def fail(self, error: GatewayError) -> bytes: ...
+    def feed(self, chunk: bytes) -> Any: ...
+    def close(self) -> Any: ...
+    def release(self) -> Any: ...
+    def fail(self, error: GatewayError) -> Any: ...
 
 
-def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
+class SinkEnded(Exception):
+    """Raised by a sink's write once the caller's stream can take nothing more (a gRPC status ends the call):
+    the loop stops there."""
+
+
+class Sink(Protocol):
+    """The caller's side of the loop: writes what the relay gives (the bytes written), and says what goes out
+    last when the drain ends the stream."""
+
+    async def write(self, out: Any) -> int: ...
+    def draining(self, out: Any) -> Any: ...
+
+
+class SseSink:
+    """An HTTP caller's event stream: SSE bytes written as they come; the drain's last word a `: draining`
+    comment after whatever the relay still held."""
+
+    __slots__ = ("response",)
+
+    def __init__(self, response: web.StreamResponse) -> None:
+        self.response = response
+
+    async def write(self, out: bytes) -> int:
+        if out:
+            await self.response.write(out)
+        return len(out)
+
+    def draining(self, out: bytes) -> bytes:
+        return out + DRAINING
+
+
+def pump(response: web.StreamResponse | Sink, upstream: StreamReply, relay: Relay, *,
          heartbeat: float, lifecycle: Lifecycle | None = None,
          keepalive: bytes = KEEPALIVE, hold_seconds: float = LOOKAHEAD_SECONDS,
          budget: StreamBudget | None = None) -> Coroutine[None, None, int]:
@@ -71,7 +104,8 @@ def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
     if lifecycle is not None:
         mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode, budget)
-    return _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=upstream.idle,
+    sink = SseSink(response) if isinstance(response, web.StreamResponse) else response
+    return _Pump(sink, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=upstream.idle,
                  keepalive=keepalive, hold_seconds=hold_seconds).run()
 
 
@@ -86,13 +120,13 @@ class _Pump:
     arms a timer about once a deadline period, not once a chunk as a timeout around each read would."""
 
     __slots__ = ("beat", "due_at", "fired", "handle", "heartbeat", "hold_seconds", "idle_timeout", "keepalive",
-                 "last_upstream", "last_write", "reader", "relay", "response", "task", "timer", "upstream",
+                 "last_upstream", "last_write", "reader", "relay", "sink", "task", "timer", "upstream",
                  "waiting", "written")
 
-    def __init__(self, response: web.StreamResponse, upstream: StreamReply, relay: Relay,
+    def __init__(self, sink: Sink, upstream: StreamReply, relay: Relay,
                  handle: StreamHandle | None, *, heartbeat: float, idle_timeout: float, keepalive: bytes,
                  hold_seconds: float) -> None:
-        self.response, self.upstream, self.reader, self.relay = response, upstream, upstream.content, relay
+        self.sink, self.upstream, self.reader, self.relay = sink, upstream, upstream.content, relay
         self.handle, self.heartbeat, self.idle_timeout = handle, heartbeat, idle_timeout
         self.keepalive, self.hold_seconds = keepalive, hold_seconds
         self.written = 0
@@ -109,7 +143,7 @@ class _Pump:
         try:
             while not relay.done:
                 if handle is not None and handle.stopping:
-                    await self.write(relay.release() + DRAINING)
+                    await self.write(self.sink.draining(relay.release()))
                     break
                 try:
                     chunk = await self.read()
@@ -127,6 +161,8 @@ class _Pump:
                     await self.write(relay.close())
                     break
                 await self.chunk(chunk)
+        except SinkEnded:
+            pass   # the caller's stream was ended by what was written (a gRPC status)
         finally:
             self.finish()
         return self.written
@@ -233,8 +269,8 @@ class _Pump:
             self.handle.upstream_error(kind)
         await self.write(self.relay.fail(error))
 
-    async def write(self, data: bytes) -> None:
-        n = await _write(self.response, data)
+    async def write(self, data: Any) -> None:
+        n = await self.sink.write(data)
         self.written += n
         if self.handle is not None:
             self.handle.wrote(n)   # a caller's byte budget ends the stream as a drain does
@@ -255,9 +291,3 @@ class _Pump:
 def _ended(relay: Relay) -> bool:
     """`relay.done`, read through a call: the loop's test would otherwise keep it narrowed for mypy."""
     return relay.done
-
-
-async def _write(response: web.StreamResponse, data: bytes) -> int:
-    if data:
-        await response.write(data)
-    return len(data)

@@ -11,7 +11,6 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
-import aiohttp
 import grpc
 from aiohttp import web
 from multidict import CIMultiDict
@@ -41,7 +40,6 @@ from gateway.core.errors import (
     EdgeRefusal,
     GatewayError,
     TranslationError,
-    UpstreamTimeout,
     UpstreamUnavailable,
     as_agent_error,
 )
@@ -67,14 +65,14 @@ from gateway.shell.agent.upstream import UPSTREAM, Upstream, read_bounded
 from gateway.shell.carrier.compose import Got, compose
 from gateway.shell.carrier.migration import MIGRATION, Migration, check_cutoff, deprecation
 from gateway.shell.carrier.pipeline import SeenCaller, record
-from gateway.shell.carrier.relay import LOOKAHEAD_SECONDS
+from gateway.shell.carrier.relay import SinkEnded, pump
 from gateway.shell.carrier.task_index import TASK_INDEX, TaskStore, remember, tracked
 from gateway.shell.carrier.urls import grpc_target, listener_base
 from gateway.shell.edge.callers import StreamBudget
 from gateway.shell.edge.guard import GUARD, Guard, Verdict
 from gateway.shell.edge.signing import CARD_SIGNER, vouch
 from gateway.shell.process.keys import SEALER, SERVED_BINDINGS
-from gateway.shell.process.lifecycle import LIFECYCLE, Drained, Lifecycle, StreamHandle, listen_failed
+from gateway.shell.process.lifecycle import LIFECYCLE, Lifecycle, StreamHandle, listen_failed
 from gateway.shell.process.metrics import Metrics
 
 __all__ = ["GrpcListener", "GrpcSeat"]
@@ -387,49 +385,14 @@ class GrpcListener:
                 resp.close()
 
     async def pump(self, call: GrpcCall, resp: StreamReply,
-                    relay: Any) -> tuple[GrpcStatus | None, int]:
-        """Relay the agent's SSE stream as the caller's messages until either side ends (or the drain): the
-        status that ends the call when the relay produced one, and the message bytes written. The agent's
-        response is always closed."""
-        reader = resp.content
-        handle = self.lifecycle.stream(reader, relay, "translated", call.budget)
-        idle = resp.idle
-        last = time.monotonic()
-        written = 0
-        try:
-            while not relay.done and not handle.stopping:
-                wait = (last + (LOOKAHEAD_SECONDS if relay.holding else idle)) - time.monotonic()
-                try:
-                    chunk = await asyncio.wait_for(reader.readany(), timeout=max(0.0, wait))
-                except TimeoutError:
-                    if time.monotonic() >= last + idle:
-                        handle.upstream_error("timeout")
-                        frames = relay.fail(UpstreamTimeout(f"upstream stream idle for {idle:g} s"))
-                    elif relay.holding:
-                        frames = relay.release()
-                    else:
-                        continue
-                except aiohttp.ClientError as exc:
-                    handle.upstream_error("stream_broken")
-                    frames = relay.fail(UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}"))
-                except Drained:
-                    break   # the translator writes whole messages: the drain ends the call at once
-                else:
-                    if chunk:
-                        last = time.monotonic()
-                    frames = relay.feed(chunk) if chunk else relay.close()
-                ending, sent, _ = await _send(call, frames, handle)
-                written += sent
-                if ending is not None:
-                    return ending, written
-                handle.sync()
-            return None, written
-        finally:
-            handle.close()
-            if reader.at_eof():
-                resp.release()
-            else:
-                resp.close()
+                   relay: Any) -> tuple[GrpcStatus | None, int]:
+        """Relay the agent's SSE stream as the caller's messages through the one relay loop (carrier.relay:
+        its idle deadline, look-ahead, drain and the caller's budgets; no keep-alives, HTTP/2 keeps the call
+        alive): the status that ends the call when the relay produced one, and the message bytes written.
+        The agent's response is always closed."""
+        sink = GrpcSink(call)
+        written = await pump(sink, resp, relay, heartbeat=0.0, lifecycle=self.lifecycle, budget=call.budget)
+        return sink.ending, written
 
 
     # ---- toward a gRPC agent -------------------------------------------------------------------------
@@ -588,6 +551,27 @@ class GrpcSeat:
     async def end(self, written: int, relay: StreamRelay[Any, list[bytes | GrpcStatus]]) -> bytes | GrpcStatus:
         self.grpc_call.outcome, self.grpc_call.fields["events"] = "stream", relay.events_out
         return self.ending if self.ending is not None else b""
+
+
+class GrpcSink:
+    """A gRPC caller's stream as the relay loop's sink (carrier.relay.Sink): each frame a message, a status
+    the end of the call (kept in `ending`; the loop stops). The drain sends what the relay held, nothing more."""
+
+    __slots__ = ("call", "ending")
+
+    def __init__(self, call: GrpcCall) -> None:
+        self.call = call
+        self.ending: GrpcStatus | None = None
+
+    async def write(self, out: list[bytes | GrpcStatus]) -> int:
+        ending, written, _ = await _send(self.call, out)
+        if ending is not None:
+            self.ending = ending
+            raise SinkEnded
+        return written
+
+    def draining(self, out: list[bytes | GrpcStatus]) -> list[bytes | GrpcStatus]:
+        return out
 
 
 async def _send(call: GrpcCall, frames: Iterable[bytes | GrpcStatus],

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-__all__ = ["CLASSES", "Failure", "FailureClass", "Retry", "classify", "origin", "timed_out"]
+__all__ = ["CLASSES", "Failure", "FailureClass", "Retry", "classify", "origin", "stream_broke", "timed_out"]
 
 
 class Retry(Enum):
@@ -75,9 +75,9 @@ class Failure:
     def cause(self) -> str:
         """What happened, in plain words: 'the connection was refused (nothing listens on host:port)'."""
         parts = urlsplit(self.url)
-        host = parts.hostname or parts.netloc
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        return self.cls.words.format(address=f"{host}:{port}", host=host, detail=self.detail or "no detail")
+        host = parts.hostname or parts.netloc or "the agent"
+        address = f"{host}:{parts.port or (443 if parts.scheme == 'https' else 80)}" if self.url else host
+        return self.cls.words.format(address=address, host=host, detail=self.detail or "no detail")
 
     @property
     def message(self) -> str:
@@ -149,3 +149,8 @@ def timed_out(name: str, url: str) -> Failure:
     """A deadline's failure: `name` is head_deadline, idle_deadline or total_deadline."""
     return Failure(CLASSES[name], url)
 
+
+
+def stream_broke(exc: BaseException) -> str:
+    """The words for a stream the agent broke after its head (`exc` as its reads raise it)."""
+    return f"the agent's stream broke: {classify(exc, '').cause}"

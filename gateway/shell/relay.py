@@ -20,6 +20,7 @@ from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
 from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
+from gateway.shell.link_failures import stream_broke
 from gateway.shell.stream_link import StreamReply
 
 log = get_logger("gateway.relay")
@@ -118,7 +119,7 @@ class _Pump:
                         break
                     continue
                 except aiohttp.ClientError as exc:
-                    broke = UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")
+                    broke = UpstreamUnavailable(stream_broke(exc))
                     await self.fail("stream_broken", broke)
                     break
                 except Drained:  # the drain woke the loop: the check at its top ends the stream

@@ -5,7 +5,6 @@ its retry rule, and a message that names the agent and the cause in plain words,
 from __future__ import annotations
 
 import asyncio
-import datetime
 import socket
 import ssl
 from collections.abc import AsyncIterator, Callable
@@ -14,13 +13,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp.client_reqrep import ConnectionKey
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from gateway.shell.link_failures import CLASSES, Failure, Retry, classify, origin, timed_out
 from gateway.shell.stream_link import Links
+from tests.shell.conftest import self_signed
 
 LIBRARY_WORDS = ("ssl:default", "ClientConnectorError", "ServerDisconnectedError", "ClientOSError",
                  "ClientPayloadError", "Errno", "Cannot connect to host")
@@ -93,11 +91,7 @@ async def test_an_agent_closing_before_its_reply_and_one_answering_garbage(agent
 
 async def test_an_untrusted_certificate(agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
-            .sign(key, hashes.SHA256()))
+    cert = self_signed(key, "127.0.0.1")
     (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     (tmp_path / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM,
                                                          serialization.PrivateFormat.PKCS8,

@@ -42,6 +42,7 @@ from gateway.core.types import Binding, JsonObj, Version
 from gateway.observability import get_logger
 from gateway.shell.agent_port import Caller
 from gateway.shell.lifecycle import Track
+from gateway.shell.link_failures import stream_broke
 from gateway.shell.pipeline import Context, read_body, serve
 from gateway.shell.relay import SSE_HEADERS, pump
 from gateway.shell.stream_link import StreamReply
@@ -356,7 +357,7 @@ class RunDoor:
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             if isinstance(exc, ConnectionResetError):   # our client left while we were writing
                 raise
-            await self.send(self.run.fail("upstream.unreachable", f"upstream stream broke: {type(exc).__name__}"))
+            await self.send(self.run.fail("upstream.unreachable", stream_broke(exc)))
 
     async def _result(self, exchange: Exchange, op: Operation, status: int, body: bytes) -> None:
         """A unary reply (or a stream refused before its first event), read for the v1.0 run."""

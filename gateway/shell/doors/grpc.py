@@ -59,6 +59,7 @@ from gateway.shell.guard import Guard, Verdict
 from gateway.shell.headers import RequestHeaders, upstream_request_headers
 from gateway.shell.keys import CARD_SIGNER, GUARD, LIFECYCLE, MIGRATION, SEALER, SERVED_BINDINGS, UPSTREAM
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle, listen_failed
+from gateway.shell.link_failures import stream_broke
 from gateway.shell.metrics import Metrics
 from gateway.shell.migration import Migration, check_cutoff, deprecation
 from gateway.shell.pipeline import SeenCaller, record
@@ -393,7 +394,7 @@ class GrpcListener:
                         continue
                 except aiohttp.ClientError as exc:
                     handle.upstream_error("stream_broken")
-                    frames = relay.fail(UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}"))
+                    frames = relay.fail(UpstreamUnavailable(stream_broke(exc)))
                 except Drained:
                     break   # the translator writes whole messages: the drain ends the call at once
                 else:

@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-__all__ = ["CLASSES", "Failure", "FailureClass", "Retry", "classify", "origin", "stream_broke", "timed_out"]
+__all__ = ["CLASSES", "Failure", "FailureClass", "Retry", "classify", "classify_grpc", "origin", "stream_broke",
+           "timed_out"]
 
 
 class Retry(Enum):
@@ -140,7 +141,7 @@ def classify(exc: BaseException, url: str) -> Failure:
     text = str(exc)
     if text.startswith("the agent's reply was cut"):   # shell.stream_link's words
         return Failure(CLASSES["closed_early"], url)
-    if "too large" in text or "larger than" in text:
+    if "too large" in text or "larger than" in text or "longer than" in text:
         return Failure(CLASSES["oversized_reply"], url, text)
     return Failure(CLASSES["malformed_reply"], url, text.removeprefix("malformed reply from the agent: "))
 
@@ -154,3 +155,18 @@ def timed_out(name: str, url: str) -> Failure:
 def stream_broke(exc: BaseException) -> str:
     """The words for a stream the agent broke after its head (`exc` as its reads raise it)."""
     return f"the agent's stream broke: {classify(exc, '').cause}"
+
+
+# gRPC's own words in the details of a call that reached no agent (status UNAVAILABLE), by the class they show
+_GRPC_CAUSES = (("connection refused", "refused"), ("dns resolution failed", "name_not_resolved"),
+                ("certificate_verify_failed", "tls_verification"), ("certificate verify failed", "tls_verification"),
+                ("handshake", "tls_handshake"), ("ssl", "tls_handshake"), ("deadline", "connect_deadline"))
+
+
+def classify_grpc(details: str, url: str) -> Failure:
+    """The failure of a gRPC call to `url` (an interface URL, `host:port` or with a scheme) that reached no
+    agent, from grpcio's details ("failed to connect to all addresses; last error: …: Connection refused")."""
+    url = url if "://" in url else f"grpc://{url}"
+    said = details.lower()
+    name = next((name for words, name in _GRPC_CAUSES if words in said), "unreachable")
+    return Failure(CLASSES[name], url, details.rpartition(": ")[2].strip() or "no detail")

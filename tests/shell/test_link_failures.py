@@ -16,7 +16,9 @@ from aiohttp.client_reqrep import ConnectionKey
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from gateway.shell.link_failures import CLASSES, Failure, Retry, classify, origin, timed_out
+from gateway.core.errors import UpstreamUnavailable
+from gateway.shell.channels import Channels
+from gateway.shell.link_failures import CLASSES, Failure, Retry, classify, classify_grpc, origin, timed_out
 from gateway.shell.stream_link import Links
 from tests.shell.conftest import self_signed
 
@@ -131,3 +133,18 @@ def test_the_table() -> None:
     assert {c.name for c in CLASSES.values() if c.retry is Retry.UNSENT} == {
         "refused", "unreachable", "name_not_resolved", "dead_connection", "reset"}
     assert origin("https://user:pw@agent:8443/a2a") == "https://agent:8443"
+
+
+async def test_a_grpc_agent_that_is_not_there(unused_tcp_port: int) -> None:
+    """grpcio's words ("failed to connect to all addresses; last error: UNKNOWN: ipv4:…") become the class's."""
+    channels = Channels(1 << 20)
+    try:
+        with pytest.raises(UpstreamUnavailable) as caught:
+            await channels.unary(f"127.0.0.1:{unused_tcp_port}", "/t.S/Echo", b"x", [], timeout=5)
+    finally:
+        await channels.close()
+    assert caught.value.message == (f"agent grpc://127.0.0.1:{unused_tcp_port} unreachable: the connection was "
+                                    f"refused (nothing listens on 127.0.0.1:{unused_tcp_port})")
+    failure = classify_grpc("failed to connect to all addresses; last error: UNKNOWN: ipv4:10.0.0.9:443: "
+                            "Ssl handshake failed: SSL_ERROR_SSL: CERTIFICATE_VERIFY_FAILED", "grpcs://agent:443")
+    _check(failure, "tls_verification", "grpcs://agent:443")

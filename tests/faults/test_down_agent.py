@@ -6,8 +6,10 @@ and once an agent starts on that port it is served within seconds."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -94,9 +96,16 @@ async def _served_within(gateway: Gateway, session: aiohttp.ClientSession, secon
         await asyncio.sleep(0.1)
 
 
-async def test_a_down_agent_is_answered_at_once_and_served_when_it_comes_up(down: tuple[Gateway, int, int]) -> None:
+@pytest.mark.parametrize(("version", "binding"), [("1.0", "JSONRPC"), ("0.3", "HTTP+JSON")])
+async def test_a_down_agent_is_answered_at_once_and_served_when_it_comes_up(down: tuple[Gateway, int, int],
+                                                                             version: str, binding: str) -> None:
     gateway, port, grpc_port = down
     lines_before = len(gateway.log().splitlines())
+    # the card fetch begun at the start found the agent down within one retry budget (the first caller's wait)
+    at_start = [json.loads(line) for line in gateway.log().splitlines()]
+    events = {line["event"]: datetime.fromisoformat(line["timestamp"]) for line in at_start
+              if line.get("event") in ("listening", "upstream_down")}
+    assert (events["upstream_down"] - events["listening"]).total_seconds() < ANSWER_S, events
     async with aiohttp.ClientSession() as session, grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
         calls = await _all_down(gateway, port, grpc_port, session, channel)
         logged = gateway.log().splitlines()[lines_before:]
@@ -106,7 +115,7 @@ async def test_a_down_agent_is_answered_at_once_and_served_when_it_comes_up(down
             ready = await resp.json()
         assert "unavailable" in ready["reason"] and f"127.0.0.1:{port}" in ready["reason"], ready
 
-        agent = HostileAgent("1.0", port=port).start()
+        agent = HostileAgent(version, binding, port=port).start()
         try:
             took = await _served_within(gateway, session, 5.0)
             for client in HTTP_CALLERS:   # every door serves it now

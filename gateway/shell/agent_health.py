@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import math
 import random
 import time
@@ -68,7 +69,9 @@ class AgentHealth:
         down = self._down[key] = _Down(failure, time.time())
         log.warning("upstream_down", agent=key, failure=failure.cls.name, cause=failure.message)
         self._count()
-        down.task = asyncio.get_running_loop().create_task(self._watch(key, down), name=f"agent-check {key}")
+        # a context of its own: nothing of the call that found the agent down (its request id, its watch)
+        down.task = asyncio.get_running_loop().create_task(self._watch(key, down), name=f"agent-check {key}",
+                                                           context=contextvars.Context())
 
     def reached(self, url: str) -> None:
         """A call to `url` got a reply: its address is up."""
@@ -77,13 +80,19 @@ class AgentHealth:
 
     async def _watch(self, key: str, down: _Down) -> None:
         """Check the address with backoff until it answers."""
-        attempt = 0
+        attempt, faulted = 0, False
         while self._down.get(key) is down:
             delay = CHECK_DELAYS[min(attempt, len(CHECK_DELAYS) - 1)] * (0.75 + random.random() / 4)
             down.next_check = time.monotonic() + delay
             await asyncio.sleep(delay)
             attempt += 1
-            failure = await self._check(key)
+            try:
+                failure = await self._check(key)
+            except Exception:   # a fault of the check itself: the agent stays down, checked again (logged once)
+                if not faulted:
+                    log.exception("upstream_check_failed", agent=key)
+                faulted = True
+                continue
             if failure is None or not failure.cls.down:   # it answered, or at least accepted the connection
                 self._back(key)
                 return

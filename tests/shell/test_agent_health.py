@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextvars import ContextVar
 
 import pytest
 from aiohttp import web
 
 from gateway.config import load
 from gateway.core.errors import AgentUnavailable, UpstreamTimeout, UpstreamUnavailable
+from gateway.shell.agent_health import AgentHealth
+from gateway.shell.link_failures import CLASSES, Failure
 from gateway.shell.metrics import Metrics
 from gateway.shell.upstream import Upstream
 from tests.shell.test_metrics import parse, value
@@ -151,3 +154,32 @@ async def test_first_byte_bounds_a_unary_reply_head_and_total_unary_the_whole(ai
         assert value(m, "a2a_gateway_upstream_failures_total", failure="total_deadline") == 1
     finally:
         await upstream.close()
+
+
+async def test_the_check_goes_on_past_its_own_fault_and_knows_nothing_of_the_call() -> None:
+    """A check that fails on its own (not the agent's failure) keeps the agent down and checks again; the
+    check runs in a context of its own (nothing of the call that found the agent down)."""
+    seen: ContextVar[str] = ContextVar("seen", default="")
+    calls: list[str] = []
+    back: list[bool] = []
+
+    async def check(url: str) -> Failure | None:
+        calls.append(seen.get())
+        if len(calls) == 1:
+            raise ValueError("the check's own fault")
+        return None
+    health = AgentHealth(check, lambda: back.append(True))
+    seen.set("the call's")
+    health.failed(Failure(CLASSES["refused"], "http://127.0.0.1:9/x"))
+    health.failed(Failure(CLASSES["refused"], "http://127.0.0.1:9/y"))   # already down: nothing new
+    assert list(health.state()) == ["http://127.0.0.1:9"]
+    refusal = health.refusal("http://127.0.0.1:9/z")
+    assert refusal is not None and health.refusal("http://127.0.0.1:10/") is None
+    for _ in range(40):
+        if back:
+            break
+        await asyncio.sleep(0.05)
+    assert back == [True] and calls == ["", ""] and not health.state()
+    health.failed(Failure(CLASSES["head_deadline"], "http://127.0.0.1:9/x"))   # slow is not down
+    assert not health.state()
+    await health.close()

@@ -391,7 +391,7 @@ _TABLE: tuple[Key, ...] = (
         "lost after sending. Never a SendMessage the agent may have seen, nor a TLS failure or a connect "
         "timeout. Each retry waits (see retry_backoff_seconds) and all stay within the call's own deadline; "
         "0 disables retries. A call whose retries all found the agent unreachable marks it down: until a "
-        "background check (every 0.1 s at first, then up to every 2 s) reaches it again, calls are answered "
+        "background check (every 0.05 s at first, then up to every second) reaches it again, calls are answered "
         "at once, 503 with Retry-After (gRPC UNAVAILABLE), instead of each paying the retries.",
         check=NON_NEGATIVE),
     Key("upstream.retry_backoff_seconds", "float", 0.05,

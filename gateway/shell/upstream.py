@@ -588,8 +588,10 @@ class Upstream:
                 retried = failure.retried(read_only)
                 if not retried and isinstance(exc, aiohttp.ServerDisconnectedError) and await _reset_follows(watch):
                     failure, retried = Failure(CLASSES["reset"], url, "connection reset"), True
+                # (a call already retrying goes on when another finds the agent down: the agent may be back
+                # within its own budget)
                 delay = self._backoff(attempt, time.monotonic(), deadline) if retried else None
-                if delay is None or self.health.refusal(url) is not None:
+                if delay is None:
                     _unwatch(watch, token)
                     raise self._failure(failure) from None
                 reason = failure.cls.name

@@ -29,6 +29,7 @@ from prometheus_client.utils import floatToGoString
 
 from gateway import __version__
 from gateway.core.notes import Note
+from gateway.shell.link_failures import CLASSES
 from gateway.shell.push.sender import PushCounter
 
 __all__ = ["CONTENT_TYPE", "DURATION_LABELS", "LATENCY_BUCKETS", "MULTIPROC_ENV", "REQUEST_LABELS", "Metrics",
@@ -146,6 +147,8 @@ class Metrics:
         self.build_info.labels(__version__).set(1)
         for kind in UPSTREAM_ERROR_KINDS:  # present at 0 from the start, so rate() sees the first error
             self.upstream_errors.labels(kind)
+        for failure in (*CLASSES, "agent_down"):
+            self.upstream_failures.labels(failure)
         for limit in OVERLOAD_LIMITS:
             self.overloaded.labels(limit)
         for phase in CLIENT_TIMEOUT_PHASES:

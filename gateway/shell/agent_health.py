@@ -46,6 +46,7 @@ class AgentHealth:
                  metrics: Metrics | None = None) -> None:
         self._check, self._on_up, self.metrics = check, on_up, metrics
         self._down: dict[str, _Down] = {}
+        self._ending: set[asyncio.Task[None]] = set()
 
     def refusal(self, url: str) -> AgentUnavailable | None:
         """The answer for a call to `url` while its address is known down (None: send it)."""
@@ -117,12 +118,20 @@ class AgentHealth:
         """{address: the cause} of every address known down."""
         return {key: down.failure.cause for key, down in self._down.items()}
 
-    async def close(self) -> None:
+    def reset(self) -> list[asyncio.Task[None]]:
+        """Forget every address known down (another agent is configured): their checks are cancelled, and
+        returned for the caller to await when it can."""
         tasks = [down.task for down in self._down.values() if down.task is not None]
         self._down.clear()
+        self._count()
         for task in tasks:
             task.cancel()
-        for task in tasks:
+            self._ending.add(task)   # held until it ends (the loop keeps only a weak reference)
+            task.add_done_callback(self._ending.discard)
+        return tasks
+
+    async def close(self) -> None:
+        for task in self.reset():
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 

@@ -277,6 +277,7 @@ class Upstream:
             self._card, self._card_at, self.last_card_error = None, 0.0, None
             self.card_signature = None   # the verdict was on the other agent's card
             self.verified = []
+            self.health.reset()   # (its checks end on their own once cancelled)
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
         new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)

@@ -183,3 +183,19 @@ async def test_the_check_goes_on_past_its_own_fault_and_knows_nothing_of_the_cal
     health.failed(Failure(CLASSES["head_deadline"], "http://127.0.0.1:9/x"))   # slow is not down
     assert not health.state()
     await health.close()
+
+
+async def test_another_agent_configured_forgets_the_one_known_down(unused_tcp_port: int) -> None:
+    url = f"http://127.0.0.1:{unused_tcp_port}/"
+    upstream, metrics = _upstream(url, **{"upstream.version": "1.0", "upstream.retry_attempts": 0})
+    await upstream.start()
+    try:
+        with pytest.raises(UpstreamUnavailable, match="refused"):
+            await upstream.request("POST", url, headers={}, body=b"x")
+        assert upstream.health.state()
+        settings = load(None, {}, {"upstream.url": "http://127.0.0.1:1/", "upstream.version": "1.0"})
+        upstream.reconfigure(settings.upstream, settings.limits)
+        assert not upstream.health.state()
+        assert value(parse(metrics.render().decode()), "a2a_gateway_upstream_agents_down") == 0
+    finally:
+        await upstream.close()

@@ -383,30 +383,38 @@ _TABLE: tuple[Key, ...] = (
         "comma-separated Name=value pairs (values cannot contain commas); it replaces the whole "
         "table.",
         check=check_headers, example='{ Authorization = "Bearer <token>" }'),
-    Key("upstream.retry_attempts", "int", 15,
+    Key("upstream.retry_attempts", "int", 7,
         "How many times a call is sent again when it provably never reached the agent (the connection was "
-        "refused or could not be opened, the pooled connection had been closed by the agent before a byte "
-        "was written, or the agent reset it with the request unread), as when an agent restarts or a rolling "
-        "update replaces its pods; read-only calls (GetTask, ListTasks, push-config reads, the card) also on "
-        "502, 503, 504 and on a connection lost after sending. Never a SendMessage the agent may have seen. "
-        "Each retry waits (see retry_backoff_seconds) and all stay within the call's own deadline; 0 disables retries.",
+        "refused, the host had no route or its name did not resolve, the pooled connection had been closed "
+        "by the agent before a byte was written, or the agent reset it with the request unread); read-only "
+        "calls (GetTask, ListTasks, push-config reads, the card) also on 502, 503, 504 and on a connection "
+        "lost after sending. Never a SendMessage the agent may have seen, nor a TLS failure or a connect "
+        "timeout. Each retry waits (see retry_backoff_seconds) and all stay within the call's own deadline; "
+        "0 disables retries. A call whose retries all found the agent unreachable marks it down: until a "
+        "background check (every 0.05 s at first, then up to every second) reaches it again, calls are answered "
+        "at once, 503 with Retry-After (gRPC UNAVAILABLE), instead of each paying the retries.",
         check=NON_NEGATIVE),
     Key("upstream.retry_backoff_seconds", "float", 0.05,
         "The wait before the first retry; it doubles with each one, up to 1 second, with jitter (the "
-        "default's fifteen retries span about 8.5 to 11.5 seconds: an agent's restart).",
+        "default's seven retries span about 2.7 to 3.6 seconds: a restarting agent is waited for that long).",
         check=POSITIVE),
     Key("upstream.timeout.connect", "float", 5.0,
-        "Time to open a connection to the upstream agent.",
+        "Time to open a connection to the upstream agent (TCP and TLS), for every kind of call: unary, "
+        "stream, agent card. Not retried past it.",
         check=POSITIVE),
     Key("upstream.timeout.first_byte", "float", 60.0,
-        "Time from sending a request to the first byte of the reply (a unary reply or the first "
-        "byte of a stream).",
+        "Time from sending a request to the reply's head (its status line and headers), retries included: "
+        "for a unary call (within total_unary), a stream, and an agent-card fetch alike. A silent agent is "
+        "answered as timed out after it.",
         check=POSITIVE),
     Key("upstream.timeout.idle_stream", "float", 300.0,
-        "Longest silence allowed on an upstream stream before it is closed.",
+        "Longest silence allowed on an upstream stream, between its head and an event or two events, "
+        "before it is closed.",
         check=POSITIVE),
     Key("upstream.timeout.total_unary", "float", 120.0,
-        "Total time for one non-streaming upstream call.",
+        "Total time for one non-streaming upstream call (an agent-card fetch too): connection, request, reply "
+        "head (within first_byte) and the whole reply body. A stream has no total: idle_stream bounds it. "
+        "Push deliveries to webhooks have their own push.timeout_seconds.",
         check=POSITIVE),
     Key("limits.max_body_bytes", "int", 10 * _MIB,
         "Largest request or reply body accepted, in bytes (default 10 MiB).",

@@ -25,6 +25,7 @@ github.com/a2aproject/a2a-python, a2a-js and a2a-go):
 from gateway.core import jsoncodec
 from gateway.core.dialects import DIALECTS, SPECS, DialectSpec
 from gateway.core.errors import (
+    AgentUnavailable,
     GatewayError,
     InvalidAgentResponse,
     InvalidRequest,
@@ -52,6 +53,7 @@ __all__ = [
     "DIALECTS",
     "OPERATIONS",
     "SPECS",
+    "AgentUnavailable",
     "Binding",
     "Call",
     "Cx",

@@ -148,6 +148,18 @@ class UpstreamTimeout(UpstreamUnavailable):
     default_message = "Upstream agent timed out"
 
 
+class AgentUnavailable(UpstreamUnavailable):
+    """The agent is known down (a call found it unreachable, and the background check has not reached it
+    since): answered at once, 503 with Retry-After (gRPC UNAVAILABLE), instead of each caller paying the retries."""
+
+    http_status = 503
+    default_message = "Agent unavailable"
+
+    def __init__(self, message: str | None = None, *, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after  # seconds, for the Retry-After header: about when the agent is checked again
+
+
 class GatewayOverloaded(GatewayError):
     """The gateway itself is saturated (its client connections, or a pool of upstream connections): the
     caller may retry after `retry_after` seconds. It never blames the agent. Its code is the gateway's

@@ -230,14 +230,14 @@ STREAM: dict[str, Script] = {name[2:]: fn for name, fn in globals().items() if n
 
 
 class HostileAgent:
-    """The agent (`binding` JSONRPC or HTTP+JSON) on 127.0.0.1:`port` in a thread of its own; `left`
-    counts connections the gateway closed while a script was still writing or waiting (a client that left
-    is passed on)."""
+    """The agent (`binding` JSONRPC or HTTP+JSON) on 127.0.0.1:`port` (a free one unless given) in a thread of
+    its own; `left` counts connections the gateway closed while a script was still writing or waiting (a
+    client that left is passed on)."""
 
-    def __init__(self, version: str, binding: str = "JSONRPC") -> None:
+    def __init__(self, version: str, binding: str = "JSONRPC", port: int = 0) -> None:
         self.version = version
         self.binding = binding
-        self.port = 0
+        self.port = port   # 0: any free port
         self.left = 0
         self.calls: list[str] = []
         self._loop = asyncio.new_event_loop()
@@ -260,7 +260,7 @@ class HostileAgent:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        self._server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self._server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", self.port))
         self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()

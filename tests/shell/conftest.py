@@ -4,12 +4,17 @@ gRPC listener with a real grpc.aio channel to it and the request messages to sen
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
 import pytest
 from aiohttp.test_utils import TestClient
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from google.protobuf import json_format
 
 from gateway.config import load
@@ -77,3 +82,12 @@ def send_request(version: Version, text: str = "hi") -> bytes:
 
 def parse_message(version: Version, name: str, value: dict[str, Any]) -> Any:
     return json_format.ParseDict(value, message_class(version, name)())
+
+
+def self_signed(key: ec.EllipticCurvePrivateKey, common_name: str) -> x509.Certificate:
+    """A certificate for `key`, signed by itself, valid for a day."""
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    now = datetime.datetime.now(datetime.UTC)
+    return (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+            .sign(key, hashes.SHA256()))

@@ -5,7 +5,6 @@ served; only a verified card signed, and with card.require_verified an unverifie
 
 from __future__ import annotations
 
-import datetime
 import json
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,8 @@ import grpc
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
-from cryptography.x509.oid import NameOID
 from google.protobuf import json_format
 
 from gateway.config import CardSettings, ConfigError
@@ -25,7 +22,7 @@ from gateway.core.bindings.grpc import message_class
 from gateway.core.errors import UpstreamUnavailable
 from gateway.core.types import Version
 from gateway.shell.edge.signing import CardSigner, CardVerifier, Verdict, vouch
-from tests.shell.conftest import GatewayFactory
+from tests.shell.conftest import GatewayFactory, self_signed
 
 CARD: dict[str, Any] = {"name": "agent", "version": "1.0", "skills": [{"id": "s", "name": "S", "tags": ["t"]}]}
 KEYS = {"ES256": lambda: ec.generate_private_key(ec.SECP256R1()),
@@ -68,11 +65,7 @@ async def test_key_files_jwk_jwks_and_certificate(tmp_path: Path) -> None:
     signed = signer.sign(CARD)
     (tmp_path / "set.json").write_text(json.dumps(signer.jwks))
     (tmp_path / "one.json").write_text(json.dumps(signer.jwks["keys"][0]))
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "agent")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
-            .sign(key, hashes.SHA256()))
+    cert = self_signed(key, "agent")
     (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     for name_ in ("set.json", "one.json", "cert.pem"):
         verifier = CardVerifier.from_settings(_settings(verify_key_files=(str(tmp_path / name_),)))

@@ -15,6 +15,7 @@ import grpc
 
 from gateway.core.bindings.grpc import DETAILS_KEY, GrpcStatus
 from gateway.core.errors import UpstreamTimeout, UpstreamUnavailable
+from gateway.shell.agent.link_failures import classify_grpc
 
 __all__ = ["Channels", "GrpcReply", "GrpcStream", "target_of"]
 
@@ -43,11 +44,11 @@ def _pairs(metadata: Any) -> Pairs:
     return [(str(k), v) for k, v in (metadata or ())]
 
 
-def _status(err: grpc.aio.AioRpcError) -> GrpcStatus:
+def _status(err: grpc.aio.AioRpcError, url: str) -> GrpcStatus:
     """A failed call's status, or the gateway's own upstream fault when no agent answered it."""
     code = err.code()
     if code in _UNREACHABLE:
-        raise UpstreamUnavailable(f"upstream agent unreachable: {err.details() or code.name}") from None
+        raise UpstreamUnavailable(classify_grpc(err.details() or code.name, url).message) from None
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
         raise UpstreamTimeout("upstream agent timed out") from None
     details = next((v for k, v in _pairs(err.trailing_metadata()) if k == DETAILS_KEY and isinstance(v, bytes)), b"")
@@ -96,7 +97,7 @@ class Channels:
         try:
             message: bytes = await call
         except grpc.aio.AioRpcError as err:
-            return GrpcReply(None, _pairs(err.initial_metadata()), _pairs(err.trailing_metadata()), _status(err))
+            return GrpcReply(None, _pairs(err.initial_metadata()), _pairs(err.trailing_metadata()), _status(err, url))
         return GrpcReply(message, _pairs(await call.initial_metadata()), _pairs(await call.trailing_metadata()))
 
     def stream(self, url: str, path: str, request: bytes, metadata: Pairs, *, timeout: float | None,
@@ -104,15 +105,16 @@ class Channels:
         """A server-streaming call (`timeout`: the caller's deadline, None when it has none), its head due
         within `first_byte` seconds and each message within `idle` of the last."""
         method: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = self.channel(url).unary_stream(path)
-        return GrpcStream(method(request, metadata=metadata, timeout=timeout), first_byte, idle)
+        return GrpcStream(method(request, metadata=metadata, timeout=timeout), first_byte, idle, url)
 
 
 class GrpcStream:
     """One server-streaming call to an agent: its messages as they come, then its status; cancelled when
     the block that holds it ends first (the caller left, or the relay ended it)."""
 
-    def __init__(self, call: grpc.aio.UnaryStreamCall[bytes, bytes], first_byte: float, idle: float) -> None:
-        self.call = call
+    def __init__(self, call: grpc.aio.UnaryStreamCall[bytes, bytes], first_byte: float, idle: float,
+                 url: str = "") -> None:
+        self.call, self.url = call, url
         self.first_byte, self.idle = first_byte, idle   # its deadlines: the head, and between two messages
         self.status: GrpcStatus | None = None  # the failed call's status, once read (None: OK so far)
         self.trailing: Pairs = []
@@ -155,7 +157,7 @@ class GrpcStream:
                 if isinstance(err, asyncio.CancelledError):
                     raise
                 self.trailing = _pairs(err.trailing_metadata())
-                self.status = _status(err)
+                self.status = _status(err, self.url)
                 return
             if message is grpc.aio.EOF:
                 self.trailing = _pairs(await self.call.trailing_metadata())

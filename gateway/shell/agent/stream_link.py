@@ -225,6 +225,13 @@ class StreamReply:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
+    def hold_to(self, due: float) -> None:
+        """From now on, fail the reply with TimeoutError past `due` (time.monotonic) instead of its first
+        deadline: a unary call's head is held to first_byte, the rest of it to the whole call's deadline."""
+        links = self._due_in
+        if links is not None and not self._done:
+            links._watch(self, due)   # the timer armed for the earlier deadline then finds none late
+
     # ---- the head
 
     async def head(self) -> None:

@@ -26,6 +26,7 @@ from gateway.config import LimitsSettings, TimeoutSettings, UpstreamSettings
 from gateway.core import jsoncodec
 from gateway.core.card import CARD_PATHS, Interface, UpstreamCard, read_upstream_card
 from gateway.core.errors import (
+    AgentUnavailable,
     GatewayError,
     GatewayOverloaded,
     InvalidAgentResponse,
@@ -38,6 +39,8 @@ from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.core.verify import Probe, Verified
 from gateway.observability import get_logger, log_notes
+from gateway.shell.agent.health import AgentHealth
+from gateway.shell.agent.link_failures import CLASSES, Failure, classify, timed_out
 from gateway.shell.agent.stream_link import Links, StreamReply
 from gateway.shell.agent.verify import Send, verify_card, verify_interface
 
@@ -50,6 +53,8 @@ log = get_logger("gateway.upstream")
 
 _FIXED = {"0.3": Version.V03, "1.0": Version.V10}
 _RESETS = frozenset({errno.ECONNRESET, errno.EPIPE})
+# what the background check of an agent known down asks for: any HTTP reply shows it is back
+_CHECK_PATH = CARD_PATHS[0]
 _BINDINGS = {"JSONRPC": Binding.JSONRPC, "HTTP+JSON": Binding.REST, "GRPC": Binding.GRPC}
 
 
@@ -60,9 +65,9 @@ class Deadlines:
     this class (and its key in the configuration), not an edit at each call site."""
 
     connect: float      # a connection's set-up, TCP and TLS
-    first_byte: float   # a stream's reply head (and the AG-UI run's wait for the agent's card)
+    first_byte: float   # the reply's head, unary call or stream (and the AG-UI run's wait for the agent's card)
     idle: float         # a stream quiet between two events
-    unary: float        # a unary call, whole: request sent, reply read
+    unary: float        # a unary call, whole: request sent, reply read (its head within first_byte)
 
     @classmethod
     def of(cls, timeout: TimeoutSettings) -> Deadlines:
@@ -195,8 +200,12 @@ class Upstream:
         self._card_at = 0.0
         self.card_changed_at = 0.0   # wall clock: when the card last changed (the served card's Last-Modified)
         self._card_lock = asyncio.Lock()
-        self._wake = asyncio.Event()  # reconfigure() wakes the refresher
+        self._card_fetches = 0   # fetches begun: a caller that waited on the lock for one shares its outcome
+        self._card_failure: GatewayError | None = None   # the last fetch's failure, while no card is known
+        self._wake = asyncio.Event()  # reconfigure() and the agent coming back wake the refresher
         self.last_card_error: str | None = None
+        # the agent's addresses known down, answered at once until the background check reaches them
+        self.health = AgentHealth(self._check, self._wake.set, metrics)
         # interfaces() by (client version, binding, operation), for the card and settings they came from
         self._found: dict[tuple[Version, Binding, str], list[Interface]] = {}
         self._found_for: tuple[UpstreamCard | None, UpstreamSettings | None] = (None, None)
@@ -250,6 +259,7 @@ class Upstream:
         return self._channels
 
     async def close(self) -> None:
+        await self.health.close()
         if self._channels is not None:
             await self._channels.close()
         for pool in [*self._retired, self._unary, self._streams]:
@@ -269,6 +279,7 @@ class Upstream:
             self._card, self._card_at, self.last_card_error = None, 0.0, None
             self.card_signature = None   # the verdict was on the other agent's card
             self.verified = []
+            self.health.reset()   # (its checks end on their own once cancelled)
         self._wake.set()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
         new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
@@ -306,38 +317,41 @@ class Upstream:
         fresh = time.monotonic() - self._card_at < self.settings.card_refresh_seconds
         if self._card is not None and fresh and not refresh:
             return self._card
+        fetches = self._card_fetches
         async with self._card_lock:
             if self._card is not None and time.monotonic() - self._card_at < 1.0:
                 return self._card
+            if self._card is None and self._card_failure is not None and self._card_fetches != fetches:
+                raise self._card_failure   # a fetch failed while this caller waited: its answer, not another try
+            self._card_fetches += 1
             try:
                 card = await self._verify(await self._fetch_card())
                 if self._card is None or card != self._card:
                     self.card_changed_at = time.time()
                 self._card = card
                 self._card_at = time.monotonic()
-                self.last_card_error = None
+                self.last_card_error, self._card_failure = None, None
                 if self.metrics is not None:
                     self.metrics.card_refresh("ok")
             except GatewayError as err:
-                self.last_card_error = err.message
+                self.last_card_error, self._card_failure = err.message, err
                 if self.metrics is not None:
                     self.metrics.card_refresh("error")
                 if self._card is None:
                     raise
-                log.warning("card_refresh_failed", error=err.message)
+                if not isinstance(err, AgentUnavailable):   # the agent's going down was logged once
+                    log.warning("card_refresh_failed", error=err.message)
             return self._card
 
     async def _fetch_card(self) -> UpstreamCard:
+        """The card at the first of CARD_PATHS the agent has; a failure to reach it ends the fetch (the next
+        path is asked only after a 404)."""
         base = self.settings.url.rstrip("/")
         last: GatewayError = UpstreamUnavailable("no agent card")
         for path in CARD_PATHS:
-            try:
-                reply = await self.request("GET", base + path, headers={"A2A-Version": "1.0",
-                                                                        "Accept": "application/json"},
-                                           read_only=True)
-            except GatewayError as err:
-                last = err
-                continue
+            reply = await self.request("GET", base + path, headers={"A2A-Version": "1.0",
+                                                                    "Accept": "application/json"},
+                                       read_only=True)
             if reply.status == 404:
                 tried = " nor ".join(base + p for p in CARD_PATHS[:CARD_PATHS.index(path) + 1])
                 last = UpstreamUnavailable(f"agent card not found at {tried} (HTTP 404)")
@@ -402,13 +416,17 @@ class Upstream:
     async def refresh_forever(self) -> None:
         """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure, at
         once after reconfigure(); idle while the version is fixed in configuration."""
+        logged: str | None = None   # one line per change of the failure, not one per try
         while True:
             delay = self.settings.card_refresh_seconds
             if self.settings.version == "auto":
                 try:
                     await self.card(refresh=True)
+                    logged = None
                 except GatewayError as err:
-                    log.warning("card_fetch_failed", error=err.message)
+                    if err.message != logged and not isinstance(err, AgentUnavailable):
+                        log.warning("card_fetch_failed", error=err.message)
+                    logged = err.message
                     delay = self.settings.card_retry_seconds
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
@@ -452,40 +470,55 @@ class Upstream:
     async def request(self, method: str, url: str, *, headers: MutableMapping[str, str],
                       body: bytes | None = None, query: Sequence[tuple[str, str]] = (),
                       read_only: bool = False) -> Reply:
-        """One unary exchange with a bounded body, retried while it provably never reached the agent (and, when
-        `read_only`, on 502/503/504 and lost connections too); transport failures become UpstreamUnavailable,
-        a full pool GatewayOverloaded."""
+        """One unary exchange with a bounded body, retried by its failure's class (gateway.shell.agent.link_failures;
+        when `read_only`, on 502/503/504 too); its reply's head within first_byte, the whole within
+        total_unary. An agent known down is answered at once (AgentUnavailable); any other failure becomes
+        UpstreamUnavailable (UpstreamTimeout past a deadline) in plain words, a full pool GatewayOverloaded."""
+        refusal = self.health.refusal(url)
+        if refusal is not None:
+            self._failed_at_once()
+            raise refusal
         pool = self._unary
         assert pool is not None, "Upstream.start() not awaited"
         if self.inject is not None:
             self.inject(headers)
         if not pool.take():
             await pool.acquire(self.metrics)
+        t = self.deadlines
+        # the deadlines, on the reply (Links): no timer of their own
+        now = time.monotonic()
+        whole = now + t.unary
+        head = min(whole, now + t.first_byte)
         try:
-            # the whole call's deadline, on the reply (Links): no timer of its own
-            due = time.monotonic() + self.deadlines.unary
-            resp = await self._send(pool, method, url, headers, body, query, read_only, due, due)
             try:
+                resp = await self._send(pool, method, url, headers, body, query, read_only, head, head)
+            except TimeoutError:
+                raise self._failure(timed_out("head_deadline" if head < whole else "total_deadline", url)) from None
+            try:
+                if head < whole:
+                    resp.hold_to(whole)
                 if resp.status >= 500:
                     self._error("http_5xx")
                 data = await read_bounded(resp, self.max_body_bytes)
                 return Reply(resp.status, resp.headers, data)
+            except TimeoutError:
+                raise self._failure(timed_out("total_deadline", url)) from None
+            except aiohttp.ClientError as exc:
+                raise self._failure(classify(exc, url)) from None
             finally:
                 resp.release()
-        except TimeoutError:
-            self._error("timeout")
-            raise UpstreamTimeout("upstream agent timed out") from None
-        except aiohttp.ClientError as exc:
-            self._error(_kind(exc))
-            raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
         finally:
             pool.release()
 
     async def open(self, method: str, url: str, *, headers: MutableMapping[str, str],
                    body: bytes | None, query: Sequence[tuple[str, str]] = (),
                    read_only: bool = False) -> StreamReply:
-        """Start a streaming exchange on the streams' pool (retried as `request` is, until the reply's head);
-        the caller must release the response (its connection's slot comes back with it)."""
+        """Start a streaming exchange on the streams' pool (retried as `request` is, until the reply's head,
+        within first_byte); the caller must release the response (its connection's slot comes back with it)."""
+        refusal = self.health.refusal(url)
+        if refusal is not None:
+            self._failed_at_once()
+            raise refusal
         pool = self._streams
         assert pool is not None, "Upstream.start() not awaited"
         t = self.deadlines
@@ -499,12 +532,7 @@ class Upstream:
                                         time.monotonic() + t.first_byte, None)
         except TimeoutError:
             pool.release()
-            self._error("timeout")
-            raise UpstreamTimeout("upstream agent timed out") from None
-        except aiohttp.ClientError as exc:
-            pool.release()
-            self._error(_kind(exc))
-            raise UpstreamUnavailable(f"upstream agent unreachable: {type(exc).__name__}: {exc}") from None
+            raise self._failure(timed_out("head_deadline", url)) from None
         except BaseException:
             pool.release()
             raise
@@ -514,13 +542,46 @@ class Upstream:
             self._error("http_5xx")
         return resp
 
+    def _failure(self, failure: Failure) -> UpstreamUnavailable:
+        """The caller's error for a call that failed so, counted; the agent's health told."""
+        self._error(failure.cls.kind)
+        if self.metrics is not None:
+            self.metrics.upstream_failure(failure.cls.name)
+        self.health.failed(failure)
+        if failure.cls.kind == "timeout":
+            return UpstreamTimeout(failure.message)
+        return UpstreamUnavailable(failure.message)
+
+    def _failed_at_once(self) -> None:
+        if self.metrics is not None:
+            self.metrics.upstream_failure("agent_down")
+
+    async def _check(self, url: str) -> Failure | None:
+        """The background check of an agent's address known down: one request on a fresh connection within
+        the connect deadline (and as long again for the reply's head); None when anything answered."""
+        pool = self._unary
+        if pool is None:
+            return None
+        target = url.rstrip("/") + _CHECK_PATH
+        try:
+            reply = await pool.send("GET", target, {"Accept": "application/json"}, None, (),
+                                    time.monotonic() + 2 * self.deadlines.connect)
+        except TimeoutError:
+            return None   # it took the connection: it is there, if slow
+        except aiohttp.ClientError as exc:
+            return classify(exc, target)
+        reply.close()
+        return None
+
     async def _send(self, pool: Pool, method: str, url: str, headers: MutableMapping[str, str],
                     body: bytes | None, query: Sequence[tuple[str, str]], read_only: bool,
                     deadline: float, due: float | None) -> StreamReply:
-        """The request sent until its reply's head, retried on a fresh connection with backoff while the
-        failure proves the agent never got it (see retry_reason), within `deadline` (time.monotonic) and
-        upstream.retry_attempts; the last failure or reply stands when no retry is left. `due`: the deadline
-        the links hold each attempt's reply to (None: the caller's own timeout does)."""
+        """The request sent until its reply's head, retried on a fresh connection with backoff while its
+        failure's class allows (gateway.shell.agent.link_failures: nothing of it reached the agent, or it only
+        reads), within `deadline` (time.monotonic) and upstream.retry_attempts; the last reply stands when no
+        retry is left, the last failure is raised as the caller's error. `due`: the deadline the links hold
+        each attempt's reply to (None: the caller's own timeout does). Retries are counted, not logged: the
+        agent's going down is logged once (gateway.shell.agent.health)."""
         attempt = 0
         watch: list[int] = []   # a read-only call is sent again on any lost connection: none kept
         token = _WATCH.set(None if read_only else watch)
@@ -528,17 +589,22 @@ class Upstream:
             try:
                 resp = await pool.send(method, url, headers, body, query, due)
             except aiohttp.ClientError as exc:
-                reason = retry_reason(exc, read_only)
-                if reason is None and isinstance(exc, aiohttp.ServerDisconnectedError) and await _reset_follows(watch):
-                    reason = "reset"
-                delay = self._backoff(attempt, time.monotonic(), deadline)
-                if reason is None or delay is None:
+                failure = classify(exc, url)
+                retried = failure.retried(read_only)
+                if not retried and isinstance(exc, aiohttp.ServerDisconnectedError) and await _reset_follows(watch):
+                    failure, retried = Failure(CLASSES["reset"], url, "connection reset"), True
+                # (a call already retrying goes on when another finds the agent down: the agent may be back
+                # within its own budget)
+                delay = self._backoff(attempt, time.monotonic(), deadline) if retried else None
+                if delay is None:
                     _unwatch(watch, token)
-                    raise
+                    raise self._failure(failure) from None
+                reason = failure.cls.name
             except BaseException:
                 _unwatch(watch, token)
                 raise
             else:
+                self.health.reached(url)
                 delay = self._backoff(attempt, time.monotonic(), deadline) if read_only and resp.status in \
                     RETRY_STATUSES else None
                 if delay is None:
@@ -552,7 +618,7 @@ class Upstream:
             attempt += 1
             if self.metrics is not None:
                 self.metrics.upstream_retry(reason)
-            log.info("upstream_retry", reason=reason, attempt=attempt, delay_s=round(delay, 3), url=url)
+            log.debug("upstream_retry", reason=reason, attempt=attempt, delay_s=round(delay, 3), url=url)
             await asyncio.sleep(delay)
 
     def _backoff(self, attempt: int, now: float, deadline: float | None) -> float | None:
@@ -576,39 +642,11 @@ def _unwatch(watch: list[int], token: contextvars.Token[list[int] | None]) -> No
     _WATCH.reset(token)
 
 
-
-
-def retry_reason(exc: aiohttp.ClientError, read_only: bool) -> str | None:
-    """Why a request that failed with `exc` before its reply's head may be sent again, or None. Any request
-    may be when it provably never reached the agent: no connection could be opened (refused, unreachable,
-    DNS); the pooled connection it was to be written on had been closed by the agent (aiohttp refuses to
-    write to a closing transport: not a byte left); or the agent's end answered it with a reset before any
-    reply. A socket closed with data still unread sends a reset, while one closed after reading the request
-    (an agent dying mid-call) ends with an orderly close, never retried: so a reset says the request was
-    never read. A read-only call also when the connection was lost after it was written (reading again
-    changes nothing)."""
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return "connect"
-    if isinstance(exc, aiohttp.ClientConnectionResetError) or isinstance(exc.__cause__,
-                                                                        aiohttp.ClientConnectionResetError):
-        return "dead_connection"   # (aiohttp writes the head with the body: the body's refusal is the whole's)
-    if isinstance(exc, aiohttp.ClientOSError) and exc.errno in _RESETS:
-        return "reset"
-    if read_only and isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError):
-        return "disconnected"
-    return None
-
-
 def rest_bytes_of_server(server: str | None) -> RestBytes | None:
     """The v0.3 REST file-bytes convention an agent's Server header suggests: a2a-sdk for Python serves its
     ASGI apps from uvicorn or hypercorn (double base64); the JS SDK's Express sends no Server header."""
     name = (server or "").lower()
     return "double" if any(s in name for s in ("uvicorn", "hypercorn", "gunicorn", "daphne", "granian")) else None
-
-
-def _kind(exc: aiohttp.ClientError) -> str:
-    """The upstream_errors kind of a transport failure."""
-    return "connect" if isinstance(exc, aiohttp.ClientConnectorError) else "bad_reply"
 
 
 async def read_bounded(resp: StreamReply, limit: int) -> bytes:

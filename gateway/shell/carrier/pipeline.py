@@ -20,6 +20,7 @@ from gateway.core import jsoncodec
 from gateway.core.bindings import jsonrpc
 from gateway.core.compose import caller_scope
 from gateway.core.errors import (
+    AgentUnavailable,
     ClientTooSlow,
     EdgeRefusal,
     GatewayError,
@@ -328,8 +329,8 @@ def _error_response(ctx: Context, err: GatewayError) -> web.Response:
     if isinstance(err, EdgeRefusal):   # 401/403 with WWW-Authenticate, 429 with Retry-After
         response.headers.update(err.headers)
         ctx.metrics.edge_refusal(err.reason.lower())
-    elif isinstance(err, GatewayOverloaded):
-        response.headers["Retry-After"] = str(err.retry_after)
+    elif isinstance(err, GatewayOverloaded) or (isinstance(err, AgentUnavailable) and response.status == 503):
+        response.headers["Retry-After"] = str(err.retry_after)   # (a JSON-RPC error's 200 says nothing of it)
     elif isinstance(err, ClientTooSlow | UnreadableBody):
         response.force_close()
     return response

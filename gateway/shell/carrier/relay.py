@@ -19,6 +19,7 @@ from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailab
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import SseComment, encode
 from gateway.observability import get_logger
+from gateway.shell.agent.link_failures import stream_broke
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.edge.callers import StreamBudget
 from gateway.shell.process.lifecycle import Drained, Lifecycle, StreamHandle
@@ -152,7 +153,7 @@ class _Pump:
                         break
                     continue
                 except aiohttp.ClientError as exc:
-                    broke = UpstreamUnavailable(f"upstream stream broke: {type(exc).__name__}")
+                    broke = UpstreamUnavailable(stream_broke(exc))
                     await self.fail("stream_broken", broke)
                     break
                 except Drained:  # the drain woke the loop: the check at its top ends the stream

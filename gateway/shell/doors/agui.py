@@ -40,6 +40,7 @@ from gateway.core.quirks import Quirks
 from gateway.core.stream import HubItem, StreamRelay
 from gateway.core.types import JsonObj, Version
 from gateway.observability import get_logger
+from gateway.shell.agent.link_failures import stream_broke
 from gateway.shell.agent.port import Caller
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import Upstream, read_bounded
@@ -358,7 +359,7 @@ class RunDoor:
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             if isinstance(exc, ConnectionResetError):   # our client left while we were writing
                 raise
-            await self.send(self.run.fail("upstream.unreachable", f"upstream stream broke: {type(exc).__name__}"))
+            await self.send(self.run.fail("upstream.unreachable", stream_broke(exc)))
 
     async def _result(self, exchange: Exchange, op: Operation, status: int, body: bytes) -> None:
         """A unary reply (or a stream refused before its first event), read for the v1.0 run."""

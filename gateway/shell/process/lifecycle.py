@@ -379,8 +379,12 @@ class Lifecycle:
             if self.settings.card.require_verified:
                 return False, f"the upstream card's signature is not verified: {verdict.detail}"
             return True, f"ready; the upstream card's signature is not verified: {verdict.detail}"
+        down = "; ".join(f"{agent}: {cause}" for agent, cause in upstream.health.state().items())
         if upstream.settings.version != "auto" or upstream.card_known:
-            return True, "ready"
+            # ready: the gateway answers every call at once, in its shape, until the agent is back
+            return True, f"ready; the upstream agent is unavailable ({down})" if down else "ready"
+        if down:
+            return False, f"the upstream agent card is not known yet: the agent is unavailable ({down})"
         error = upstream.last_card_error
         return False, "the upstream agent card is not known yet" + (f": {error}" if error else "")
 

@@ -30,6 +30,7 @@ from prometheus_client.utils import floatToGoString
 
 from gateway import __version__
 from gateway.core.notes import Note
+from gateway.shell.agent.link_failures import CLASSES
 
 __all__ = ["CONTENT_TYPE", "DURATION_LABELS", "LATENCY_BUCKETS", "MULTIPROC_ENV", "REQUEST_LABELS", "Metrics",
            "SupervisorMetrics", "multiprocess_registry", "outcome_label", "reference_markdown",
@@ -94,10 +95,19 @@ class Metrics:
             PREFIX + "upstream_errors", "Failed upstream calls by kind: connect, timeout, bad_reply, "
             "http_5xx, stream_broken.", ("kind",), registry=r)
         self.upstream_retries = Counter(
-            PREFIX + "upstream_retries", "Upstream calls sent again, by reason: connect (no connection "
-            "could be opened), dead_connection (the pooled one was closed before a byte was written), reset "
-            "(the agent reset the connection with the request unread), and for read-only calls "
-            "disconnected, http_502, http_503, http_504.", ("reason",), registry=r)
+            PREFIX + "upstream_retries", "Upstream calls sent again, by reason: refused, unreachable, "
+            "name_not_resolved (no connection could be opened), dead_connection (the pooled one was closed "
+            "before a byte was written), reset (the agent reset the connection with the request unread), and "
+            "for read-only calls closed_early, http_502, http_503, http_504.", ("reason",), registry=r)
+        self.upstream_failures = Counter(
+            PREFIX + "upstream_failures", "Failed upstream calls by failure class (gateway.shell.agent.link_failures): "
+            "refused, unreachable, name_not_resolved, tls_verification, tls_handshake, connect_deadline, "
+            "head_deadline, idle_deadline, total_deadline, dead_connection, reset, closed_early, "
+            "malformed_reply, oversized_reply; agent_down for calls answered at once while the agent is "
+            "known down.", ("failure",), registry=r)
+        self.agents_down = Gauge(PREFIX + "upstream_agents_down", "Agent addresses known down (a call found "
+                                 "them unreachable; a background check looks for them coming back).", registry=r,
+                                 multiprocess_mode="livesum")
         self.push = Counter(PREFIX + "push_deliveries", "Push-relay events by outcome (received, "
                             "delivered, retry, rejected, refused, failed, …).", ("outcome",), registry=r)
         self.card_refreshes = Counter(PREFIX + "card_refreshes", "Upstream agent-card fetches by outcome.",
@@ -137,6 +147,8 @@ class Metrics:
         self.build_info.labels(__version__).set(1)
         for kind in UPSTREAM_ERROR_KINDS:  # present at 0 from the start, so rate() sees the first error
             self.upstream_errors.labels(kind)
+        for failure in (*CLASSES, "agent_down"):
+            self.upstream_failures.labels(failure)
         for limit in OVERLOAD_LIMITS:
             self.overloaded.labels(limit)
         for phase in CLIENT_TIMEOUT_PHASES:
@@ -200,6 +212,9 @@ class Metrics:
 
     def upstream_error(self, kind: str) -> None:
         self._child(self.upstream_errors, kind).inc()
+
+    def upstream_failure(self, failure: str) -> None:
+        self._child(self.upstream_failures, failure).inc()
 
     def upstream_retry(self, reason: str) -> None:
         self.upstream_retries.labels(reason).inc()

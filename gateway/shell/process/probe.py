@@ -75,7 +75,7 @@ async def probe(settings: Settings, say: Callable[[str], None] | None = None) ->
     tried = _card_urls(settings.upstream.url)
     try:
         tell(f"reading the agent card at {', else '.join(tried)} "
-             f"(each within {settings.upstream.timeout.total_unary:g} s)")
+             f"(each within {upstream.deadlines.unary:g} s)")
         try:
             card = await upstream.card()
         except GatewayError as err:

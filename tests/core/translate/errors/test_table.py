@@ -114,6 +114,7 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "StreamError": (-32006, 500, 502),
     "UpstreamUnavailable": (-32603, 502, 502),  # case 90
     "UpstreamTimeout": (-32603, 502, 502),
+    "AgentUnavailable": (-32603, 503, 503),     # the agent known down: 503 (with Retry-After on HTTP)
     "InvalidEnvelope": (-32600, 400, 400),
     "EnvelopeTooDeep": (-32600, 413, 413),
     "UnknownFamily": (-32603, 500, 500),
@@ -176,7 +177,7 @@ def test_builders_for_each_gateway_error(cls: type[gw.GatewayError]) -> None:
     assert status == http10 == body["error"]["code"]
     assert body["error"]["details"] == [info]
     assert body["error"]["message"] == err.message
-    assert body["error"]["status"] == ("UNAVAILABLE" if http10 == 502 else row.grpc)
+    assert body["error"]["status"] == ("UNAVAILABLE" if http10 in (502, 503) else row.grpc)
 
     # REST, v0.3: {code, message, type, data?} under either status table
     for table, expected_status in (("v10", http10), ("py03", http_py03)):

@@ -434,6 +434,25 @@ _TABLE: tuple[Key, ...] = (
         "it is answered 503 with Retry-After and the reason GATEWAY_OVERLOADED, in the caller's own "
         "error shape, and its connection closed.",
         check=ONE_OR_MORE),
+    Key("limits.max_agent_head_bytes", "int", 64 * 1024,
+        "Largest reply head (status line and headers, with any 1xx interim heads) read from the upstream "
+        "agent, in bytes (default 64 KiB). An agent that sends more, or a head without end, is answered at "
+        "once as an invalid agent reply (502) naming the agent and the limit, never retried, and its "
+        "connection is closed: the gateway reads no more of it than this.",
+        check=ONE_OR_MORE),
+    Key("limits.max_agent_line_bytes", "int", 8190,
+        "Longest header line in the upstream agent's reply head, in bytes (aiohttp's client allows 8190 "
+        "too); a longer one is refused as max_agent_head_bytes says.",
+        check=ONE_OR_MORE),
+    Key("limits.max_agent_headers", "int", 128,
+        "Most header fields in the upstream agent's reply head (aiohttp's client allows 128 too); more are "
+        "refused as max_agent_head_bytes says.",
+        check=ONE_OR_MORE),
+    Key("limits.max_agent_chunk_line_bytes", "int", 8190,
+        "Longest chunk-size line (the size and any chunk extensions) in the upstream agent's chunked reply "
+        "body, in bytes, counted per read from the connection (a line may run past it by one read); a "
+        "longer one cuts the body there as a broken reply, and the connection is closed.",
+        check=ONE_OR_MORE),
     Key("push.enabled", "bool", True,
         "Relay push notifications between versions; false passes clients' webhook configs through "
         "unchanged."),

@@ -74,6 +74,10 @@ class LimitsSettings:
     max_stream_connections: int
     pool_wait_seconds: float
     max_client_connections: int
+    max_agent_head_bytes: int
+    max_agent_line_bytes: int
+    max_agent_headers: int
+    max_agent_chunk_line_bytes: int
 
 
 @dataclass(frozen=True, slots=True)

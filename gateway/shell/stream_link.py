@@ -6,7 +6,11 @@ control, how it ended).
 An open stream is long-lived and there may be thousands: aiohttp's client keeps ~12 KiB for each (the
 request's info, the parsed head twice over, two stream readers, the connector's bookkeeping), this ~3 KiB;
 a small unary call costs a third of aiohttp's client CPU.
-Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike."""
+Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike;
+but a reply past the link's bounds (Bounds: the head, a header line, the number of headers, a chunk-size
+line) is the agent's fault, refused at once in plain words and never retried (ReplyTooLarge before the
+head is in, ChunkLineTooLong inside a body), and the connection closed: what the agent sends is read only
+as far as the bounds allow, so an endless head costs a call its bound, not the gateway's memory."""
 
 from __future__ import annotations
 
@@ -24,6 +28,8 @@ from aiohttp.client_reqrep import ConnectionKey
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from gateway.config import BY_NAME, LimitsSettings
+from gateway.core.errors import InvalidAgentResponse
 from gateway.shell.headers import RequestHeaders
 
 # unread bytes at which reading from the agent pauses (the client is slower than the agent); it resumes when
@@ -36,11 +42,44 @@ _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})   # set by
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+class Bounds(NamedTuple):
+    """How much of an agent's reply the link reads before refusing it ([limits], near aiohttp client's own
+    bounds): its whole head (the status line, headers and any 1xx interim heads before them), one header
+    line, the number of header fields, and a chunk-size line (its extensions included)."""
+
+    head: int
+    line: int
+    headers: int
+    chunk_line: int
+
+    @classmethod
+    def of(cls, limits: LimitsSettings) -> Bounds:
+        return cls(limits.max_agent_head_bytes, limits.max_agent_line_bytes, limits.max_agent_headers,
+                   limits.max_agent_chunk_line_bytes)
+
+
+DEFAULT_BOUNDS = Bounds(*(BY_NAME[f"limits.{key}"].default for key in (
+    "max_agent_head_bytes", "max_agent_line_bytes", "max_agent_headers", "max_agent_chunk_line_bytes")))
+
+
+class ReplyTooLarge(InvalidAgentResponse):
+    """The agent's reply head went past one of the link's bounds: the call fails at once (never retried:
+    the agent answered), the connection is closed."""
+
+
+class ChunkLineTooLong(aiohttp.ClientPayloadError):
+    """A chunk-size line of the agent's body went past limits.max_agent_chunk_line_bytes: the body is cut
+    there (as a broken body is), the connection closed."""
+
+
 class Link(asyncio.Protocol):
     """One connection to the agent: the parser's callbacks go to the reply being read on it. Idle (no
-    reply) between streams, in its pool's idle list."""
+    reply) between streams, in its pool's idle list. While a reply's head is read, `taken` counts its bytes
+    and `line` the current line's; inside a chunked body, `sizing` those of a chunk-size line being read
+    (None outside one; -1 when one began in the bytes being fed, not yet counted)."""
 
-    __slots__ = ("address", "closed", "idle_since", "links", "loop", "parser", "reply", "transport", "watch")
+    __slots__ = ("address", "closed", "idle_since", "line", "links", "loop", "parser", "reply", "sizing",
+                 "taken", "transport", "watch")
 
     def __init__(self, links: Links, address: tuple[str, str, int], loop: asyncio.AbstractEventLoop) -> None:
         self.links, self.address, self.loop = links, address, loop
@@ -52,6 +91,8 @@ class Link(asyncio.Protocol):
         # while a call on this reused connection waits for its reply's head: where a descriptor of its own on
         # the socket goes if the agent closes it first (upstream._reset_follows then asks how it ended)
         self.watch: list[int] | None = None
+        self.taken = self.line = 0
+        self.sizing: int | None = None
 
     # ---- asyncio.Protocol
 
@@ -64,10 +105,62 @@ class Link(asyncio.Protocol):
             self.close()
             return
         try:
-            self.parser.feed_data(data)
+            if reply.status and self.sizing is None:   # inside a body, not in a chunk-size line: as it comes
+                self.parser.feed_data(data)
+            else:
+                self._feed_bounded(reply, data)
         except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
-            reply.fail(aiohttp.ClientPayloadError(f"malformed reply from the agent: {exc}"))
+            breach = exc.__context__   # raised by a callback (on_header) and carried by the parser's error
+            if reply.ended:   # bytes after the whole reply (a body longer than its Content-Length): ignored
+                reply.stray()
+            else:
+                reply.fail(breach if isinstance(breach, ReplyTooLarge)
+                           else aiohttp.ClientPayloadError(f"malformed reply from the agent: {exc}"))
             self.close()
+        except (ReplyTooLarge, ChunkLineTooLong) as exc:
+            reply.fail(exc)
+            self.close()
+
+    def _feed_bounded(self, reply: StreamReply, data: bytes) -> None:
+        """Feed `data` to the parser within the bounds: a head only up to its bound (the parser keeps a header
+        being read whole: none is fed past it), the current line and each chunk-size line counted."""
+        bounds = self.links.bounds
+        if not reply.status:
+            room = bounds.head - self.taken
+            if len(data) > room:   # the head must end within the room left, the rest is the body's
+                self.parser.feed_data(data[:room])
+                if reply.in_head():
+                    raise self.too_large(f"a reply head larger than {bounds.head} bytes", "max_agent_head_bytes")
+                self._feed_bounded(reply, data[room:])
+                return
+            self.taken += len(data)
+            self.parser.feed_data(data)
+            if reply.in_head():
+                cut = data.rfind(b"\n")
+                line = self.line + len(data) if cut < 0 else len(data) - cut - 1
+                if line > bounds.line:
+                    raise self.too_large(f"a header line longer than {bounds.line} bytes", "max_agent_line_bytes")
+                self.line = line
+                return
+        else:
+            self.parser.feed_data(data)
+        sizing = self.sizing
+        if sizing is not None:
+            if sizing < 0:   # began in `data`: counted from the next bytes on (at most a read more)
+                self.sizing = 0
+            elif sizing + len(data) > bounds.chunk_line:
+                raise ChunkLineTooLong(f"the agent at {self.origin} sent a chunk-size line longer than "
+                                       f"{bounds.chunk_line} bytes (limits.max_agent_chunk_line_bytes)")
+            else:
+                self.sizing = sizing + len(data)
+
+    @property
+    def origin(self) -> str:
+        scheme, host, port = self.address
+        return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+    def too_large(self, what: str, key: str) -> ReplyTooLarge:
+        return ReplyTooLarge(f"the agent at {self.origin} sent {what} (limits.{key}); the call is refused")
 
     def eof_received(self) -> bool:
         """The agent closed its end: so is ours. Before a watched call's reply, the socket is kept a little
@@ -91,18 +184,33 @@ class Link(asyncio.Protocol):
     # ---- the parser's callbacks, for the reply being read
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if self.reply is not None:
-            self.reply.raw.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
+        reply = self.reply
+        if reply is not None:
+            raw = reply.raw
+            bounds = self.links.bounds
+            if len(name) + len(value) + 2 > bounds.line:
+                raise self.too_large(f"a header line longer than {bounds.line} bytes", "max_agent_line_bytes")
+            if len(raw) >= bounds.headers:
+                raise self.too_large(f"more than {bounds.headers} header fields", "max_agent_headers")
+            raw.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
 
     def on_headers_complete(self) -> None:
-        if self.reply is not None:
-            self.reply.head_done(self.parser.get_status_code())
+        reply = self.reply
+        if reply is not None and reply.head_done(self.parser.get_status_code()):   # chunked: a size line next
+            self.sizing = -1
+
+    def on_chunk_header(self) -> None:
+        self.sizing = None
+
+    def on_chunk_complete(self) -> None:
+        self.sizing = -1
 
     def on_body(self, body: bytes) -> None:
         if self.reply is not None:
             self.reply.body(body)
 
     def on_message_complete(self) -> None:
+        self.sizing = None
         if self.reply is not None:
             self.reply.complete(self.parser.should_keep_alive())
 
@@ -159,23 +267,26 @@ class StreamReply:
 
     # ---- what the connection tells it
 
-    def head_done(self, status: int) -> None:
+    def head_done(self, status: int) -> bool:
+        """The head is in: whether its body is chunked."""
         if 100 <= status < 200:   # an interim reply (100 Continue): the real head follows
             self.raw.clear()
-            return
+            return False
         if self.status:   # a second reply on the connection, unasked: ignored, the connection not reused
-            self._broken()
-            return
+            self.stray()
+            return False
         self.status = status
         headers = self.headers = CIMultiDictProxy(CIMultiDict(self.raw))
         self.raw = []
-        self._framed = "Content-Length" in headers or "chunked" in headers.get("Transfer-Encoding", "").lower()
+        chunked = "chunked" in headers.get("Transfer-Encoding", "").lower()
+        self._framed = chunked or "Content-Length" in headers
         if self._head is not None and not self._head.done():
             self._head.set_result(None)
+        return chunked
 
     def body(self, data: bytes) -> None:
         if self._ended:
-            self._broken()
+            self.stray()
             return
         self._chunks.append(data)
         self._size += len(data)
@@ -187,16 +298,25 @@ class StreamReply:
         if self.status == 0:
             return   # the end of an interim reply
         if self._ended:
-            self._broken()
+            self.stray()
             return
         self._ended, self._kept = True, keep_alive
         self._wake()
 
-    def _broken(self) -> None:
+    def stray(self) -> None:
         """The agent sent more than the one reply asked for: what came is ignored, and the connection, which
         can no longer be read in step, is not used again."""
         self._kept = False
         self.raw = []
+
+    def in_head(self) -> bool:
+        """The reply's head is still being read (an interim 1xx head too)."""
+        return not self.status
+
+    @property
+    def ended(self) -> bool:
+        """The whole reply is in (or the connection is gone)."""
+        return self._ended
 
     def lost(self, exc: Exception | None) -> None:
         """The connection is gone: before the head, the call failed; inside a body of known length (or
@@ -364,10 +484,11 @@ class Links:
     them, with one timeout for all) costs a dict entry, where a timeout of its own (asyncio.timeout) costs a
     timer, a task lookup and a cancellation scope: about 28,000 instructions, the tenth of a small call."""
 
-    __slots__ = ("_idle", "_loop", "_ssl", "_timer", "_timer_at", "closed", "connect_timeout", "due")
+    __slots__ = ("_idle", "_loop", "_ssl", "_timer", "_timer_at", "bounds", "closed", "connect_timeout", "due")
 
-    def __init__(self, connect_timeout: float) -> None:
+    def __init__(self, connect_timeout: float, bounds: Bounds = DEFAULT_BOUNDS) -> None:
         self.connect_timeout = connect_timeout
+        self.bounds = bounds
         # the loop, found at the first call (asyncio.get_running_loop costs a getpid() call in CPython 3.11)
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False   # close() was called: the idle connections are closed, new ones still open
@@ -400,6 +521,8 @@ class Links:
         else:
             link = await self._connect(scheme, host, port, loop, due)
         reply = link.reply = StreamReply(link)
+        link.taken = link.line = 0
+        link.sizing = None
         if due is not None:
             self._watch(reply, due)
         transport = link.transport

@@ -37,7 +37,7 @@ from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
 from gateway.core.verify import Verified
 from gateway.observability import get_logger, log_notes
-from gateway.shell.stream_link import Links, StreamReply
+from gateway.shell.stream_link import DEFAULT_BOUNDS, Bounds, Links, StreamReply
 from gateway.shell.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
@@ -110,13 +110,14 @@ class Pool:
 
     __slots__ = ("free", "key", "links", "name", "size", "wait", "waiters")
 
-    def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float) -> None:
+    def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float,
+                 bounds: Bounds = DEFAULT_BOUNDS) -> None:
         self.name, self.key, self.size, self.wait = name, key, size, wait
         # the slots: a count and the calls waiting in turn (asyncio.Semaphore's rule, without its two
         # coroutine calls and the look over its waiters a free slot costs there)
         self.free = size
         self.waiters: deque[asyncio.Future[None]] = deque()
-        self.links = Links(connect_timeout)
+        self.links = Links(connect_timeout, bounds)
 
     def take(self) -> bool:
         """Take a free slot at once; False when none is, or calls already wait for one (acquire)."""
@@ -234,9 +235,11 @@ class Upstream:
         t, limits = self.deadlines, self.limits
         # no per-read timer: unary calls are bounded by one asyncio.timeout(total_unary), streams by
         # first_byte until their head, then by the relay
-        return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, t.connect),
+        bounds = Bounds.of(limits)
+        return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, t.connect,
+                     bounds),
                 Pool("stream", "limits.max_stream_connections", limits.max_stream_connections,
-                     limits.pool_wait_seconds, t.connect))
+                     limits.pool_wait_seconds, t.connect, bounds))
 
     @property
     def channels(self) -> Channels:
@@ -268,8 +271,10 @@ class Upstream:
             self.card_signature = None   # the verdict was on the other agent's card
             self.verified = []
         self._wake.set()
-        pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
-        new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
+        pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds,
+                 Bounds.of(old_limits))
+        new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds,
+                     Bounds.of(limits))
         if self._unary is None or self._streams is None or (old.url, old_deadlines, pools) == (
                 settings.url, self.deadlines, new_pools):
             return []

@@ -53,6 +53,7 @@ from gateway.config.settings import (
     Settings,
     TaskIndexSettings,
     TimeoutSettings,
+    TlsSettings,
     TracingSettings,
     UpstreamSettings,
 )
@@ -257,6 +258,12 @@ SECTIONS: dict[str, str] = {
     "server": "The listening side: where clients connect and how the gateway presents itself.",
     "upstream": "The agent behind the gateway.",
     "upstream.timeout": "Timeouts for calls to the upstream agent, in seconds.",
+    "upstream.tls": "TLS toward the upstream agent (https:// URLs, and grpcs:// or https:// gRPC interfaces): "
+    "a private CA, a client certificate for mutual TLS, the name to check. Unset, the system's CA store is "
+    "used (SSL_CERT_FILE, when set, names it). The files are read at start-up and again on every SIGHUP "
+    "(certificates rotated by cert-manager are picked up), and check-config checks they exist and load. A "
+    "certificate the gateway refuses, or a handshake the agent refuses, fails the call at once (never "
+    "retried) with a message naming the agent and the cause.",
     "limits": "Size and concurrency limits.",
     "push": "The push-notification relay: client webhooks are registered upstream as the gateway's own "
     "webhook, with the client's route sealed (encrypted) into its URL, so any replica can deliver.",
@@ -408,6 +415,24 @@ _TABLE: tuple[Key, ...] = (
     Key("upstream.timeout.total_unary", "float", 120.0,
         "Total time for one non-streaming upstream call.",
         check=POSITIVE),
+    Key("upstream.tls.ca_file", "str", "",
+        "A PEM file of the CA certificates that sign the agent's certificate (a private CA); it replaces the "
+        "system's CA store for the agent. Empty means the system's store (or SSL_CERT_FILE).",
+        example='"/etc/a2a-gateway/agent-ca.pem"'),
+    Key("upstream.tls.cert_file", "str", "",
+        "A PEM file of the gateway's client certificate (and its chain), for an agent that demands one "
+        "(mutual TLS); the key is key_file, or in this file when key_file is empty.",
+        example='"/etc/a2a-gateway/client.pem"'),
+    Key("upstream.tls.key_file", "str", "",
+        "A PEM file of the client certificate's private key (unencrypted); needs cert_file.",
+        example='"/etc/a2a-gateway/client-key.pem"'),
+    Key("upstream.tls.server_name", "str", "",
+        "The name sent as SNI and checked against the agent's certificate, instead of the URL's host (an "
+        "agent reached by IP address or through a tunnel). Empty means the URL's host."),
+    Key("upstream.tls.insecure", "bool", False,
+        "Skip verifying the agent's certificate on the HTTP link (development only: anyone on the path can "
+        "pose as the agent); a warning is logged at every start and reload. gRPC channels always verify "
+        "(grpcio has no such switch): give them ca_file."),
     Key("limits.max_body_bytes", "int", 10 * _MIB,
         "Largest request or reply body accepted, in bytes (default 10 MiB).",
         check=ONE_OR_MORE),
@@ -758,6 +783,7 @@ SECTION_TYPES: dict[str, type] = {
     "server": ServerSettings,
     "upstream": UpstreamSettings,
     "upstream.timeout": TimeoutSettings,
+    "upstream.tls": TlsSettings,
     "limits": LimitsSettings,
     "push": PushSettings,
     "quirks": Quirks,
@@ -809,7 +835,8 @@ ROUTE_KEYS: tuple[RouteKey, ...] = (
     RouteKey("host", "string", '`""`', "Match only this `Host` (case-insensitive, the port ignored); `\"\"` "
              "matches any host."),
     RouteKey("upstream", "table", "`[upstream]`", "Any `[upstream]` key (`url` is required), e.g. "
-             "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
+             "`[routes.upstream]`, `[routes.upstream.timeout]` and `[routes.upstream.tls]`; keys not set inherit "
+             "`[upstream]`."),
     RouteKey("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
              "`[quirks]`."),
     RouteKey("migration", "table", "`[migration]`", "Any `[migration]` key, as `[routes.migration]` (e.g. a "

@@ -1,6 +1,7 @@
 """gRPC channels toward agents: one pooled grpc.aio channel per target (plaintext for `host:port`, `grpc://`
 and `http://`, TLS for `grpcs://` and `https://`), unary and server-streaming calls with bytes in and out,
-deadlines, the agent's metadata and final status read back. It never translates."""
+deadlines, the agent's metadata and final status read back; TLS as [upstream.tls] says (a TLS failure is the
+link's TlsFailed, never retried). It never translates."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from urllib.parse import urlsplit
 
 import grpc
 
+from gateway.config.tls import AgentTls
 from gateway.core.bindings.grpc import DETAILS_KEY, GrpcStatus
 from gateway.core.errors import UpstreamTimeout, UpstreamUnavailable
+from gateway.shell.stream_link import TlsFailed, TlsHandshakeFailed, TlsVerificationFailed
 
 __all__ = ["Channels", "GrpcReply", "GrpcStream", "target_of"]
 
@@ -39,15 +42,31 @@ def target_of(url: str) -> tuple[str, bool]:
     return f"{host}:{port}", secure
 
 
+# grpcio says a TLS failure in its UNAVAILABLE status's details: what it says there, and the failure's kind
+_TLS_MARKERS: tuple[tuple[str, type[TlsFailed]], ...] = (
+    ("CERTIFICATE_VERIFY_FAILED", TlsVerificationFailed), ("Ssl handshake failed", TlsHandshakeFailed),
+    ("SSL_ERROR", TlsHandshakeFailed), ("Handshake failed", TlsHandshakeFailed))
+_TLS_WORDS: dict[type[TlsFailed], str] = {
+    TlsVerificationFailed: "it presented a certificate the gateway does not trust (a private CA is set with "
+                           "upstream.tls.ca_file, the name checked with upstream.tls.server_name)",
+    TlsHandshakeFailed: "the handshake failed (the agent may want a client certificate: upstream.tls.cert_file "
+                        "and key_file)"}
+
+
 def _pairs(metadata: Any) -> Pairs:
     return [(str(k), v) for k, v in (metadata or ())]
 
 
-def _status(err: grpc.aio.AioRpcError) -> GrpcStatus:
+def _status(err: grpc.aio.AioRpcError, url: str) -> GrpcStatus:
     """A failed call's status, or the gateway's own upstream fault when no agent answered it."""
     code = err.code()
     if code in _UNREACHABLE:
-        raise UpstreamUnavailable(f"upstream agent unreachable: {err.details() or code.name}") from None
+        said = err.details() or code.name
+        tls = next((kind for marker, kind in _TLS_MARKERS if marker in said), None)
+        if tls is not None:
+            words = _TLS_WORDS[tls]
+            raise tls(f"TLS with the gRPC agent at {url} failed: {words} (grpcio: {said[-300:]})") from None
+        raise UpstreamUnavailable(f"upstream agent unreachable: {said}") from None
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
         raise UpstreamTimeout("upstream agent timed out") from None
     details = next((v for k, v in _pairs(err.trailing_metadata()) if k == DETAILS_KEY and isinstance(v, bytes)), b"")
@@ -67,25 +86,44 @@ class GrpcReply:
 class Channels:
     """The gRPC channels of one upstream agent, by target: opened on first use, kept, closed together."""
 
-    def __init__(self, max_message_bytes: int) -> None:
+    def __init__(self, max_message_bytes: int, tls: AgentTls | None = None) -> None:
         self.options: Sequence[tuple[str, Any]] = (
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.max_send_message_length", max_message_bytes),
             ("grpc.keepalive_time_ms", 60_000),
         )
+        self.tls = tls
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._retired: list[grpc.aio.Channel] = []   # TLS channels a reload replaced: closed with the rest
 
     def channel(self, url: str) -> grpc.aio.Channel:
         found = self._channels.get(url)
         if found is None:
             target, secure = target_of(url)
-            found = (grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(), self.options) if secure
-                     else grpc.aio.insecure_channel(target, self.options))
+            found = self._secure(target) if secure else grpc.aio.insecure_channel(target, self.options)
             self._channels[url] = found
         return found
 
+    def _secure(self, target: str) -> grpc.aio.Channel:
+        """A TLS channel with [upstream.tls]'s CA certificates, client certificate and name (grpcio's own
+        roots and the target's host without it)."""
+        tls = self.tls
+        if tls is None:
+            return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(), self.options)
+        credentials = grpc.ssl_channel_credentials(tls.roots, tls.key, tls.chain)
+        options = [*self.options, *((("grpc.ssl_target_name_override", tls.server_name),) if tls.server_name else ())]
+        return grpc.aio.secure_channel(target, credentials, options)
+
+    def use_tls(self, tls: AgentTls | None) -> None:
+        """New TLS settings (a reload: certificates read again): TLS channels are made anew for the next calls;
+        the calls on the old ones finish there."""
+        self.tls = tls
+        for url in [url for url in self._channels if target_of(url)[1]]:
+            self._retired.append(self._channels.pop(url))
+
     async def close(self) -> None:
-        channels, self._channels = list(self._channels.values()), {}
+        channels, self._channels = [*self._channels.values(), *self._retired], {}
+        self._retired = []
         for channel in channels:
             await channel.close()
 
@@ -96,21 +134,22 @@ class Channels:
         try:
             message: bytes = await call
         except grpc.aio.AioRpcError as err:
-            return GrpcReply(None, _pairs(err.initial_metadata()), _pairs(err.trailing_metadata()), _status(err))
+            return GrpcReply(None, _pairs(err.initial_metadata()), _pairs(err.trailing_metadata()), _status(err, url))
         return GrpcReply(message, _pairs(await call.initial_metadata()), _pairs(await call.trailing_metadata()))
 
     def stream(self, url: str, path: str, request: bytes, metadata: Pairs, *, timeout: float | None) -> GrpcStream:
         """A server-streaming call (`timeout`: the caller's deadline, None when it has none)."""
         method: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = self.channel(url).unary_stream(path)
-        return GrpcStream(method(request, metadata=metadata, timeout=timeout))
+        return GrpcStream(method(request, metadata=metadata, timeout=timeout), url)
 
 
 class GrpcStream:
     """One server-streaming call to an agent: its messages as they come, then its status; cancelled when
     the block that holds it ends first (the caller left, or the relay ended it)."""
 
-    def __init__(self, call: grpc.aio.UnaryStreamCall[bytes, bytes]) -> None:
+    def __init__(self, call: grpc.aio.UnaryStreamCall[bytes, bytes], url: str = "") -> None:
         self.call = call
+        self.url = url   # the agent's interface, as its failures name it
         self.status: GrpcStatus | None = None  # the failed call's status, once read (None: OK so far)
         self.trailing: Pairs = []
         self.drained = False
@@ -151,7 +190,7 @@ class GrpcStream:
                 if isinstance(err, asyncio.CancelledError):
                     raise
                 self.trailing = _pairs(err.trailing_metadata())
-                self.status = _status(err)
+                self.status = _status(err, self.url)
                 return
             if message is grpc.aio.EOF:
                 self.trailing = _pairs(await self.call.trailing_metadata())

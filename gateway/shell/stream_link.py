@@ -10,7 +10,8 @@ Failures are aiohttp's own exception types, so the retry rules (upstream.retry_r
 but a reply past the link's bounds (Bounds: the head, a header line, the number of headers, a chunk-size
 line) is the agent's fault, refused at once in plain words and never retried (ReplyTooLarge before the
 head is in, ChunkLineTooLong inside a body), and the connection closed: what the agent sends is read only
-as far as the bounds allow, so an endless head costs a call its bound, not the gateway's memory."""
+as far as the bounds allow, so an endless head costs a call its bound, not the gateway's memory. TLS is
+[upstream.tls]'s (gateway.config.tls), and its failures are TlsFailed's kinds, never retried either."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import os
 import select
 import ssl
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import NamedTuple, cast
 
@@ -29,7 +31,8 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from gateway.config import BY_NAME, LimitsSettings
-from gateway.core.errors import InvalidAgentResponse
+from gateway.config.tls import AgentTls
+from gateway.core.errors import InvalidAgentResponse, UpstreamUnavailable
 from gateway.shell.headers import RequestHeaders
 
 # unread bytes at which reading from the agent pauses (the client is slower than the agent); it resumes when
@@ -70,6 +73,66 @@ class ReplyTooLarge(InvalidAgentResponse):
 class ChunkLineTooLong(aiohttp.ClientPayloadError):
     """A chunk-size line of the agent's body went past limits.max_agent_chunk_line_bytes: the body is cut
     there (as a broken body is), the connection closed."""
+
+
+class TlsFailed(UpstreamUnavailable):
+    """TLS toward the agent failed (an https:// agent, or a grpcs:// one): never retried, for it fails the
+    same way again until the certificates or the settings change."""
+
+
+class TlsVerificationFailed(TlsFailed):
+    """The agent's certificate is not one the gateway trusts (its CA unknown, its name another, expired)."""
+
+
+class TlsHandshakeFailed(TlsFailed):
+    """The TLS handshake failed otherwise: the agent refused the gateway's certificate (or its lack of one),
+    or no TLS answered (a plain HTTP port behind an https:// URL)."""
+
+
+# plain words for what OpenSSL names a handshake failure by: the likely cause and the setting for it
+_HANDSHAKE_HINTS = {
+    "TLSV13_ALERT_CERTIFICATE_REQUIRED": "the agent wants a client certificate: set upstream.tls.cert_file and "
+                                         "key_file",
+    "SSLV3_ALERT_BAD_CERTIFICATE": "the agent refused the gateway's client certificate (upstream.tls.cert_file)",
+    "SSLV3_ALERT_HANDSHAKE_FAILURE": "the agent refused the handshake (a client certificate it wants, or no "
+                                     "cipher in common)",
+    "TLSV1_ALERT_UNKNOWN_CA": "the agent does not trust the CA of the gateway's client certificate "
+                              "(upstream.tls.cert_file)",
+    "WRONG_VERSION_NUMBER": "no TLS answered: is the agent serving plain HTTP (an http:// URL)?",
+}
+
+
+# the TLS connections whose agent asked for a client certificate in its handshake (TLS 1.3 tells a refused
+# certificate only after the handshake, by an alert many servers never send, asyncio's and uvloop's among
+# them: the agent just closes; its request for a certificate is what tells that close from any other)
+_ASKED: weakref.WeakSet[ssl.SSLObject] = weakref.WeakSet()
+_HANDSHAKE, _CERTIFICATE_REQUEST = 22, 13   # TLS's record content type and handshake message type
+
+
+def _note_certificate_request(conn: ssl.SSLObject, direction: str, version: object, content_type: int,
+                              msg_type: int, data: bytes) -> None:
+    if content_type == _HANDSHAKE and msg_type == _CERTIFICATE_REQUEST and direction == "read":
+        _ASKED.add(conn)
+
+
+def _watch_handshakes(context: ssl.SSLContext) -> None:
+    """Note the agents' requests for a client certificate on `context`'s connections (the ssl module's
+    message callback, its one way to show a handshake's messages)."""
+    if getattr(context, "_msg_callback", None) is not _note_certificate_request:
+        context._msg_callback = _note_certificate_request  # type: ignore[attr-defined]
+
+
+def tls_failure(exc: ssl.SSLError, origin: str) -> TlsFailed:
+    """A TLS error of the connection to the agent at `origin`, in plain words naming it and the setting."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return TlsVerificationFailed(
+            f"the agent at {origin} presented a certificate the gateway does not trust: "
+            f"{exc.verify_message or exc.reason} (a private CA is set with upstream.tls.ca_file, the name "
+            "checked with upstream.tls.server_name)")
+    reason = str(exc.reason or exc)
+    hint = _HANDSHAKE_HINTS.get(reason)
+    return TlsHandshakeFailed(f"the TLS handshake with the agent at {origin} failed: "
+                              f"{reason.lower().replace('_', ' ')}" + (f" ({hint})" if hint else ""))
 
 
 class Link(asyncio.Protocol):
@@ -156,8 +219,7 @@ class Link(asyncio.Protocol):
 
     @property
     def origin(self) -> str:
-        scheme, host, port = self.address
-        return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+        return _origin(self.address)
 
     def too_large(self, what: str, key: str) -> ReplyTooLarge:
         return ReplyTooLarge(f"the agent at {self.origin} sent {what} (limits.{key}); the call is refused")
@@ -177,9 +239,25 @@ class Link(asyncio.Protocol):
         self.closed = True
         reply = self.reply
         if reply is not None:
-            reply.lost(exc)
+            # (TLS 1.3: an agent refusing the gateway's certificate says so after the handshake, as the reply)
+            reply.lost(tls_failure(exc, self.origin) if isinstance(exc, ssl.SSLError) else
+                       self._refused_certificate() or exc)
         else:
             self.links.forget(self)
+
+    def _refused_certificate(self) -> TlsHandshakeFailed | None:
+        """A new TLS connection closed before any reply by an agent that asked for a client certificate: it
+        refused the gateway's, or its lack of one."""
+        if self.idle_since or self.reply is None or self.reply.status or self.transport is None:
+            return None
+        conn = self.transport.get_extra_info("ssl_object")
+        if conn is None or conn not in _ASKED:
+            return None
+        given = self.links.tls is not None and self.links.tls.chain is not None
+        return TlsHandshakeFailed(
+            f"the agent at {self.origin} asked for a client certificate and closed the connection: " +
+            ("it does not accept the gateway's (upstream.tls.cert_file)" if given else
+             "it wants one it trusts (upstream.tls.cert_file and key_file)"))
 
     # ---- the parser's callbacks, for the reply being read
 
@@ -465,8 +543,16 @@ class StreamReply:
 _NO_HEADERS: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict())
 
 
-def _lost_before_head(exc: Exception | None) -> aiohttp.ClientError:
-    """The failure of a call whose connection went before the reply's head, in aiohttp's terms."""
+def _origin(address: tuple[str, str, int]) -> str:
+    """An agent's address as its messages name it: scheme://host:port."""
+    scheme, host, port = address
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+def _lost_before_head(exc: Exception | None) -> Exception:
+    """The failure of a call whose connection went before the reply's head, in aiohttp's terms (TLS's own)."""
+    if isinstance(exc, TlsFailed):
+        return exc
     if isinstance(exc, OSError) and exc.errno is not None:
         return aiohttp.ClientOSError(exc.errno, f"the agent's connection failed: {exc.strerror or exc}")
     return aiohttp.ServerDisconnectedError()
@@ -484,11 +570,13 @@ class Links:
     them, with one timeout for all) costs a dict entry, where a timeout of its own (asyncio.timeout) costs a
     timer, a task lookup and a cancellation scope: about 28,000 instructions, the tenth of a small call."""
 
-    __slots__ = ("_idle", "_loop", "_ssl", "_timer", "_timer_at", "bounds", "closed", "connect_timeout", "due")
+    __slots__ = ("_idle", "_loop", "_ssl", "_timer", "_timer_at", "bounds", "closed", "connect_timeout", "due",
+                 "tls")
 
-    def __init__(self, connect_timeout: float, bounds: Bounds = DEFAULT_BOUNDS) -> None:
+    def __init__(self, connect_timeout: float, bounds: Bounds = DEFAULT_BOUNDS, tls: AgentTls | None = None) -> None:
         self.connect_timeout = connect_timeout
         self.bounds = bounds
+        self.tls = tls   # [upstream.tls] (None: the system's defaults); a reload sets the one re-read
         # the loop, found at the first call (asyncio.get_running_loop costs a getpid() call in CPython 3.11)
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False   # close() was called: the idle connections are closed, new ones still open
@@ -579,10 +667,16 @@ class Links:
         context = self._context() if scheme == "https" else None
         address = (scheme, host, port)
         left = self.connect_timeout if due is None else due - time.monotonic()
+        name = None
+        if context is not None:
+            name = self.tls.server_name if self.tls and self.tls.server_name else host
+            _watch_handshakes(context)
         try:
             async with asyncio.timeout(max(0.0, min(self.connect_timeout, left))):
                 _, link = await loop.create_connection(lambda: Link(self, address, loop), host, port, ssl=context,
-                                                       server_hostname=host if context is not None else None)
+                                                       server_hostname=name)
+        except ssl.SSLError as exc:
+            raise tls_failure(exc, _origin(address)) from None
         except OSError as exc:
             if isinstance(exc, TimeoutError) and left < self.connect_timeout:   # the call's deadline, not the connect's
                 raise TimeoutError("the agent did not answer within the call's deadline") from None
@@ -591,6 +685,8 @@ class Links:
         return link
 
     def _context(self) -> ssl.SSLContext:
+        if self.tls is not None:
+            return self.tls.context
         if self._ssl is None:
             self._ssl = ssl.create_default_context()
         return self._ssl

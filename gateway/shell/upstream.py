@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 import aiohttp
 from multidict import CIMultiDictProxy
 
-from gateway.config import LimitsSettings, TimeoutSettings, UpstreamSettings
+from gateway.config import LimitsSettings, TimeoutSettings, TlsSettings, UpstreamSettings
+from gateway.config.tls import AgentTls, TlsFileError, agent_tls
 from gateway.core import jsoncodec
 from gateway.core.card import CARD_PATHS, Interface, UpstreamCard, read_upstream_card
 from gateway.core.errors import (
@@ -111,13 +112,13 @@ class Pool:
     __slots__ = ("free", "key", "links", "name", "size", "wait", "waiters")
 
     def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float,
-                 bounds: Bounds = DEFAULT_BOUNDS) -> None:
+                 bounds: Bounds = DEFAULT_BOUNDS, tls: AgentTls | None = None) -> None:
         self.name, self.key, self.size, self.wait = name, key, size, wait
         # the slots: a count and the calls waiting in turn (asyncio.Semaphore's rule, without its two
         # coroutine calls and the look over its waiters a free slot costs there)
         self.free = size
         self.waiters: deque[asyncio.Future[None]] = deque()
-        self.links = Links(connect_timeout, bounds)
+        self.links = Links(connect_timeout, bounds, tls)
 
     def take(self) -> bool:
         """Take a free slot at once; False when none is, or calls already wait for one (acquire)."""
@@ -187,6 +188,7 @@ class Upstream:
         self.deadlines = Deadlines.of(settings.timeout)
         self.limits = limits
         self.max_body_bytes = limits.max_body_bytes
+        self.tls = _agent_tls(settings.tls)
         self._unary: Pool | None = None
         self._streams: Pool | None = None
         self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
@@ -237,9 +239,9 @@ class Upstream:
         # first_byte until their head, then by the relay
         bounds = Bounds.of(limits)
         return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, t.connect,
-                     bounds),
+                     bounds, self.tls),
                 Pool("stream", "limits.max_stream_connections", limits.max_stream_connections,
-                     limits.pool_wait_seconds, t.connect, bounds))
+                     limits.pool_wait_seconds, t.connect, bounds, self.tls))
 
     @property
     def channels(self) -> Channels:
@@ -247,7 +249,7 @@ class Upstream:
         if self._channels is None:
             from gateway.shell.channels import Channels
 
-            self._channels = Channels(self.limits.max_body_bytes)
+            self._channels = Channels(self.limits.max_body_bytes, self.tls)
         return self._channels
 
     async def close(self) -> None:
@@ -271,6 +273,7 @@ class Upstream:
             self.card_signature = None   # the verdict was on the other agent's card
             self.verified = []
         self._wake.set()
+        self.reload_tls()
         pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds,
                  Bounds.of(old_limits))
         new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds,
@@ -282,6 +285,22 @@ class Upstream:
         self._unary, self._streams = self._new_pools()
         self._retired.extend(retired)
         return retired
+
+    def reload_tls(self) -> None:
+        """[upstream.tls] read again (SIGHUP: rotated certificates) for new connections and gRPC channels;
+        files that no longer load leave the running ones in force (logged)."""
+        try:
+            tls = _agent_tls(self.settings.tls)
+        except TlsFileError as exc:
+            log.error("upstream_tls_reload_failed", key=f"upstream.tls.{exc.key}", error=str(exc),
+                      detail="keeping the certificates in force")
+            return
+        self.tls = tls
+        for pool in (self._unary, self._streams):
+            if pool is not None:
+                pool.links.tls = tls
+        if self._channels is not None:
+            self._channels.use_tls(tls)
 
     async def close_retired(self, pool: Pool) -> None:
         if pool in self._retired:
@@ -598,6 +617,18 @@ def retry_reason(exc: aiohttp.ClientError, read_only: bool) -> str | None:
     if read_only and isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError):
         return "disconnected"
     return None
+
+
+def _agent_tls(settings: TlsSettings) -> AgentTls | None:
+    """The agent's TLS as [upstream.tls] says, its files read now (None: unset, the system's defaults); an
+    `insecure` one is warned of each time."""
+    if not settings.configured:
+        return None
+    tls = agent_tls(settings)
+    if tls.insecure:
+        log.warning("upstream_tls_insecure", detail="upstream.tls.insecure: the agent's certificate is not "
+                    "verified; anyone on the path can pose as the agent (development only)")
+    return tls
 
 
 def rest_bytes_of_server(server: str | None) -> RestBytes | None:

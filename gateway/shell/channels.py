@@ -66,6 +66,9 @@ def _status(err: grpc.aio.AioRpcError, url: str) -> GrpcStatus:
         if tls is not None:
             words = _TLS_WORDS[tls]
             raise tls(f"TLS with the gRPC agent at {url} failed: {words} (grpcio: {said[-300:]})") from None
+        if "Socket closed" in said and target_of(url)[1]:   # grpcio's words for a TLS 1.3 refusal too
+            said += (" (a TLS agent closes so when it wants a client certificate it trusts: "
+                     "upstream.tls.cert_file and key_file)")
         raise UpstreamUnavailable(f"upstream agent unreachable: {said}") from None
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
         raise UpstreamTimeout("upstream agent timed out") from None

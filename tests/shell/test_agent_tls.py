@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from gateway.config import ConfigError, load
+from gateway.core.errors import UpstreamUnavailable
 from gateway.shell.channels import Channels
 from gateway.shell.stream_link import TlsHandshakeFailed, TlsVerificationFailed
 from gateway.shell.upstream import Upstream
@@ -316,3 +317,15 @@ async def test_an_https_url_to_a_plain_http_port_is_a_handshake_error_at_once() 
     finally:
         await upstream.close()
         server.close()
+
+
+async def test_a_grpcs_agent_refusing_the_lack_of_a_client_certificate_names_the_setting(pki: Pki,
+                                                                                         grpc_agent: str) -> None:
+    """grpcio says no more than "Socket closed" then (its TLS 1.3 handshake ended before the refusal)."""
+    channels = Channels(1 << 20, _agent_tls(pki, ca_file=str(pki.ca), server_name=NAME))
+    try:
+        with pytest.raises(UpstreamUnavailable) as caught:
+            await channels.unary(grpc_agent, "/test.Echo/Echo", b"hi", [], timeout=10)
+    finally:
+        await channels.close()
+    assert "upstream.tls.cert_file" in str(caught.value), str(caught.value)

@@ -148,6 +148,10 @@ class Link(asyncio.Protocol):
         self.links, self.address, self.loop = links, address, loop
         self.transport: asyncio.Transport | None = None
         self.parser = httptools.HttpResponseParser(self)
+        # as lenient as aiohttp's client is toward replies (outside its debug mode): LF-only line ends, spaces
+        # after a chunk size, header values it would not send itself
+        self.parser.set_dangerous_leniencies(lenient_headers=True, lenient_optional_cr_before_lf=True,
+                                             lenient_spaces_after_chunk_size=True)
         self.reply: StreamReply | None = None
         self.closed = False
         self.idle_since = 0.0
@@ -356,7 +360,8 @@ class StreamReply:
         self.status = status
         headers = self.headers = CIMultiDictProxy(CIMultiDict(self.raw))
         self.raw = []
-        chunked = "chunked" in headers.get("Transfer-Encoding", "").lower()
+        # chunked when it is the last coding (else the body runs until the close: RFC 9112, 6.3)
+        chunked = headers.get("Transfer-Encoding", "").rpartition(",")[2].strip().lower() == "chunked"
         self._framed = chunked or "Content-Length" in headers
         if self._head is not None and not self._head.done():
             self._head.set_result(None)

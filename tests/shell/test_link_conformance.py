@@ -1,9 +1,11 @@
 """The link's conformance table (gateway/shell/stream_link.py): scripted raw-socket agents for what HTTP/1.1
 allows (lengths, chunks with extensions and trailers, bodies ended by the close, interim 1xx heads,
-keep-alive reuse and `Connection: close`) and what breaks it (cut bodies, Content-Length too short or too
-long, invalid chunk sizes, conflicting framing, heads, lines, header counts and chunk-size lines past the
-link's bounds), each row with the outcome the link must give: the status and body, whether the connection
-is used again, or the failure's type."""
+keep-alive reuse and `Connection: close`, the codings before a last `chunked`), what aiohttp's client
+tolerates and so does the link (bare LF line ends, folded headers, spaces after a chunk size), and what
+breaks it (cut bodies, Content-Length too short or too long, invalid chunk sizes, conflicting framing,
+heads, lines, header counts and chunk-size lines past the link's bounds), each row with the outcome the
+link must give: the status and body, whether the connection is used again, or the failure's type. The TLS
+failures' rows are tests/shell/test_agent_tls.py's."""
 
 from __future__ import annotations
 
@@ -56,7 +58,21 @@ TABLE: dict[str, Row] = {
     "many headers within bounds": Row(_head("HTTP/1.1 200 OK", *(f"X-{n}: v" for n in range(DEFAULT_BOUNDS.headers
                                                                                             - 1)),
                                             "Content-Length: 2") + b"ok", "200 b'ok'", reused=True),
+    "chunked after another coding": Row(_head("HTTP/1.1 200 OK", "Transfer-Encoding: gzip, chunked")
+                                        + b"2\r\nok\r\n0\r\n\r\n", "200 b'ok'", reused=True),
+    "chunked not last: ended by close": Row(_head("HTTP/1.1 200 OK", "Transfer-Encoding: chunked, gzip") + b"ok",
+                                            "200 b'ok'", reused=False),
+    "upper-case chunk size": Row(CHUNKED + b"A\r\n0123456789\r\n0\r\n\r\n", "200 b'0123456789'", reused=True),
+    "no reason phrase": Row(b"HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok", "200 b'ok'", reused=True),
+    "304 with a length": Row(_head("HTTP/1.1 304 Not Modified", "Content-Length: 5"), "304 b''", reused=True),
+    # tolerated as aiohttp's client tolerates them
+    "bare LF line ends": Row(b"HTTP/1.1 200 OK\nContent-Length: 2\n\nok", "200 b'ok'", reused=True),
+    "folded header": Row(b"HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\nok", "200 b'ok'", reused=True),
+    "spaces after a chunk size": Row(CHUNKED + b"2  \r\nok\r\n0\r\n\r\n", "200 b'ok'", reused=True),
     # what breaks it
+    "header without a colon": Row(_head("HTTP/1.1 200 OK", "X-A a", "Content-Length: 2") + b"ok", "ClientPayloadError"),
+    "negative length": Row(_head("HTTP/1.1 200 OK", "Content-Length: -1") + b"ok", "ClientPayloadError"),
+    "not HTTP/1.x": Row(_head("HTTP/2 200", "Content-Length: 2") + b"ok", "ClientPayloadError"),
     "no reply": Row(b"", "ServerDisconnectedError"),
     "bad status line": Row(_head("HTTP/1.1 2xx nonsense"), "ClientPayloadError"),
     "cut head": Row(b"HTTP/1.1 200 OK\r\nContent-Le", "ServerDisconnectedError"),

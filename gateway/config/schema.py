@@ -474,9 +474,10 @@ _TABLE: tuple[Key, ...] = (
         "refused as max_agent_head_bytes says.",
         check=ONE_OR_MORE),
     Key("limits.max_agent_chunk_line_bytes", "int", 8190,
-        "Longest chunk-size line (the size and any chunk extensions) in the upstream agent's chunked reply "
-        "body, in bytes, counted per read from the connection (a line may run past it by one read); a "
-        "longer one cuts the body there as a broken reply, and the connection is closed.",
+        "Longest run of chunk framing without data in the upstream agent's chunked reply body, in bytes: a "
+        "chunk-size line with its extensions, or the trailers (counted per read from the connection, so it "
+        "may run past by one read). A longer one cuts the body there as a broken reply, and the connection "
+        "is closed.",
         check=ONE_OR_MORE),
     Key("push.enabled", "bool", True,
         "Relay push notifications between versions; false passes clients' webhook configs through "

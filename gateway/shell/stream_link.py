@@ -9,7 +9,7 @@ a small unary call costs a third of aiohttp's client CPU.
 Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike;
 but a reply past the link's bounds (Bounds: the head, a header line, the number of headers, a chunk-size
 line) is the agent's fault, refused at once in plain words and never retried (ReplyTooLarge before the
-head is in, ChunkLineTooLong inside a body), and the connection closed: what the agent sends is read only
+head is in, FramingTooLarge inside a body), and the connection closed: what the agent sends is read only
 as far as the bounds allow, so an endless head costs a call its bound, not the gateway's memory. TLS is
 [upstream.tls]'s (gateway.config.tls), and its failures are TlsFailed's kinds, never retried either."""
 
@@ -22,6 +22,7 @@ import ssl
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple, cast
 
 import aiohttp
@@ -45,10 +46,12 @@ _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})   # set by
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-class Bounds(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Bounds:
     """How much of an agent's reply the link reads before refusing it ([limits], near aiohttp client's own
     bounds): its whole head (the status line, headers and any 1xx interim heads before them), one header
-    line, the number of header fields, and a chunk-size line (its extensions included)."""
+    line, the number of header fields, and a chunked body's framing without data (a chunk-size line with
+    its extensions, trailers)."""
 
     head: int
     line: int
@@ -70,9 +73,9 @@ class ReplyTooLarge(InvalidAgentResponse):
     the agent answered), the connection is closed."""
 
 
-class ChunkLineTooLong(aiohttp.ClientPayloadError):
-    """A chunk-size line of the agent's body went past limits.max_agent_chunk_line_bytes: the body is cut
-    there (as a broken body is), the connection closed."""
+class FramingTooLarge(aiohttp.ClientPayloadError):
+    """A chunked body's framing without data (a chunk-size line, trailers) went past
+    limits.max_agent_chunk_line_bytes: the body is cut there (as a broken body is), the connection closed."""
 
 
 class TlsFailed(UpstreamUnavailable):
@@ -138,10 +141,10 @@ def tls_failure(exc: ssl.SSLError, origin: str) -> TlsFailed:
 class Link(asyncio.Protocol):
     """One connection to the agent: the parser's callbacks go to the reply being read on it. Idle (no
     reply) between streams, in its pool's idle list. While a reply's head is read, `taken` counts its bytes
-    and `line` the current line's; inside a chunked body, `sizing` those of a chunk-size line being read
-    (None outside one; -1 when one began in the bytes being fed, not yet counted)."""
+    and `line` the current line's; inside a chunked body, `stalled` those read since its last data (a
+    chunk-size line with its extensions, trailers; None outside a chunked body)."""
 
-    __slots__ = ("address", "closed", "idle_since", "line", "links", "loop", "parser", "reply", "sizing",
+    __slots__ = ("address", "closed", "idle_since", "line", "links", "loop", "parser", "reply", "stalled",
                  "taken", "transport", "watch")
 
     def __init__(self, links: Links, address: tuple[str, str, int], loop: asyncio.AbstractEventLoop) -> None:
@@ -159,7 +162,7 @@ class Link(asyncio.Protocol):
         # the socket goes if the agent closes it first (upstream._reset_follows then asks how it ended)
         self.watch: list[int] | None = None
         self.taken = self.line = 0
-        self.sizing: int | None = None
+        self.stalled: int | None = None
 
     # ---- asyncio.Protocol
 
@@ -172,61 +175,63 @@ class Link(asyncio.Protocol):
             self.close()
             return
         try:
-            if reply.status and self.sizing is None:   # inside a body, not in a chunk-size line: as it comes
+            if not reply.status:
+                self._feed_head(reply, data)
+            elif self.stalled is None:   # a body of known length, or one ended by the close: as it comes
                 self.parser.feed_data(data)
             else:
-                self._feed_bounded(reply, data)
+                self._feed_chunked(data)
         except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
             breach = exc.__context__   # raised by a callback (on_header) and carried by the parser's error
             if reply.ended:   # bytes after the whole reply (a body longer than its Content-Length): ignored
                 reply.stray()
             else:
-                reply.fail(breach if isinstance(breach, ReplyTooLarge)
+                reply.fail(breach if isinstance(breach, ReplyTooLarge | FramingTooLarge)
                            else aiohttp.ClientPayloadError(f"malformed reply from the agent: {exc}"))
             self.close()
-        except (ReplyTooLarge, ChunkLineTooLong) as exc:
+        except (ReplyTooLarge, FramingTooLarge) as exc:
             reply.fail(exc)
             self.close()
 
-    def _feed_bounded(self, reply: StreamReply, data: bytes) -> None:
-        """Feed `data` to the parser within the bounds: a head only up to its bound (the parser keeps a header
-        being read whole: none is fed past it), the current line and each chunk-size line counted."""
+    def _feed_head(self, reply: StreamReply, data: bytes) -> None:
+        """Feed `data` to the parser within the head's bounds: the head only up to its bound (the parser keeps a
+        header being read whole: none is fed past it), the current line counted."""
         bounds = self.links.bounds
+        room = bounds.head - self.taken
+        if len(data) > room:   # the head must end within the room left, the rest is the body's
+            self.parser.feed_data(data[:room])
+            if not reply.status:
+                raise self.too_large(f"a reply head larger than {bounds.head} bytes", "max_agent_head_bytes")
+            self.data_received(data[room:])
+            return
+        self.taken += len(data)
+        self.parser.feed_data(data)
         if not reply.status:
-            room = bounds.head - self.taken
-            if len(data) > room:   # the head must end within the room left, the rest is the body's
-                self.parser.feed_data(data[:room])
-                if reply.in_head():
-                    raise self.too_large(f"a reply head larger than {bounds.head} bytes", "max_agent_head_bytes")
-                self._feed_bounded(reply, data[room:])
-                return
-            self.taken += len(data)
-            self.parser.feed_data(data)
-            if reply.in_head():
-                cut = data.rfind(b"\n")
-                line = self.line + len(data) if cut < 0 else len(data) - cut - 1
-                if line > bounds.line:
-                    raise self.too_large(f"a header line longer than {bounds.line} bytes", "max_agent_line_bytes")
-                self.line = line
-                return
-        else:
-            self.parser.feed_data(data)
-        sizing = self.sizing
-        if sizing is not None:
-            if sizing < 0:   # began in `data`: counted from the next bytes on (at most a read more)
-                self.sizing = 0
-            elif sizing + len(data) > bounds.chunk_line:
-                raise ChunkLineTooLong(f"the agent at {self.origin} sent a chunk-size line longer than "
-                                       f"{bounds.chunk_line} bytes (limits.max_agent_chunk_line_bytes)")
-            else:
-                self.sizing = sizing + len(data)
+            cut = data.rfind(b"\n")
+            line = self.line + len(data) if cut < 0 else len(data) - cut - 1
+            if line > bounds.line:
+                raise self.too_large(f"a header line longer than {bounds.line} bytes", "max_agent_line_bytes")
+            self.line = line
+
+    def _feed_chunked(self, data: bytes) -> None:
+        """Feed a chunked body's `data`, counted as stalled until the parser gives data of it (on_body): a
+        chunk-size line or trailers without end are cut at their bound (at most a read past it)."""
+        self.stalled = stalled = (self.stalled or 0) + len(data)
+        self.parser.feed_data(data)
+        if self.stalled == stalled and stalled > self.links.bounds.chunk_line:   # no data came of it
+            raise FramingTooLarge(f"the agent at {self.origin} sent more than {self.links.bounds.chunk_line} "
+                                   "bytes of chunk framing without data: a chunk-size line or trailers without end "
+                                   "(limits.max_agent_chunk_line_bytes)")
 
     @property
     def origin(self) -> str:
         return _origin(self.address)
 
-    def too_large(self, what: str, key: str) -> ReplyTooLarge:
-        return ReplyTooLarge(f"the agent at {self.origin} sent {what} (limits.{key}); the call is refused")
+    def too_large(self, what: str, key: str) -> ReplyTooLarge | FramingTooLarge:
+        """The breach of a bound of the head, or of the trailers once the head is in (the body is cut there)."""
+        if self.reply is None or self.reply.in_head():
+            return ReplyTooLarge(f"the agent at {self.origin} sent {what} (limits.{key}); the call is refused")
+        return FramingTooLarge(f"the agent at {self.origin} sent {what} in its trailers (limits.{key})")
 
     def eof_received(self) -> bool:
         """The agent closed its end: so is ours. Before a watched call's reply, the socket is kept a little
@@ -278,21 +283,17 @@ class Link(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         reply = self.reply
-        if reply is not None and reply.head_done(self.parser.get_status_code()):   # chunked: a size line next
-            self.sizing = -1
-
-    def on_chunk_header(self) -> None:
-        self.sizing = None
-
-    def on_chunk_complete(self) -> None:
-        self.sizing = -1
+        if reply is not None and reply.head_done(self.parser.get_status_code()):   # chunked: framing counted
+            self.stalled = 0
 
     def on_body(self, body: bytes) -> None:
+        if self.stalled:
+            self.stalled = 0
         if self.reply is not None:
             self.reply.body(body)
 
     def on_message_complete(self) -> None:
-        self.sizing = None
+        self.stalled = None
         if self.reply is not None:
             self.reply.complete(self.parser.should_keep_alive())
 
@@ -615,7 +616,7 @@ class Links:
             link = await self._connect(scheme, host, port, loop, due)
         reply = link.reply = StreamReply(link)
         link.taken = link.line = 0
-        link.sizing = None
+        link.stalled = None
         if due is not None:
             self._watch(reply, due)
         transport = link.transport

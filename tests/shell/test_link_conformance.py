@@ -97,8 +97,12 @@ TABLE: dict[str, Row] = {
     "headers past their count": Row(_head("HTTP/1.1 200 OK", *(f"X-{n}: v" for n in range(DEFAULT_BOUNDS.headers)),
                                           "Content-Length: 2") + b"ok", "ReplyTooLarge"),
     "endless interim heads": Row(b"", "ReplyTooLarge", endless=_head("HTTP/1.1 100 Continue")),
-    "endless chunk extension": Row(CHUNKED + b"2\r\nok\r\n2;ext=", "200 b'ok' then ChunkLineTooLong",
+    "endless chunk extension": Row(CHUNKED + b"2\r\nok\r\n2;ext=", "200 b'ok' then FramingTooLarge",
                                    endless=b"e" * 1000),
+    "endless trailers": Row(CHUNKED + b"2\r\nok\r\n0\r\n", "200 b'ok' then FramingTooLarge",
+                            endless=b"X-Trailer: " + b"t" * 100 + b"\r\n"),
+    "chunks larger than the bound": Row(CHUNKED + b"4000\r\n" + b"c" * 0x4000 + b"\r\n0\r\n\r\n",
+                                        "200 " + repr(b"c" * 0x4000), reused=True),
 }
 
 

@@ -16,12 +16,13 @@ as far as the bounds allow, so an endless head costs a call its bound, not the g
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import select
 import ssl
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, cast
 
@@ -118,11 +119,25 @@ def _note_certificate_request(conn: ssl.SSLObject, direction: str, version: obje
         _ASKED.add(conn)
 
 
-def _watch_handshakes(context: ssl.SSLContext) -> None:
-    """Note the agents' requests for a client certificate on `context`'s connections (the ssl module's
-    message callback, its one way to show a handshake's messages)."""
-    if getattr(context, "_msg_callback", None) is not _note_certificate_request:
-        context._msg_callback = _note_certificate_request  # type: ignore[attr-defined]
+_HANDSHAKING: dict[ssl.SSLContext, int] = {}   # the handshakes under way, by context
+
+
+@contextlib.contextmanager
+def _watching_handshake(context: ssl.SSLContext) -> Iterator[None]:
+    """Note the agent's request for a client certificate while a connection of `context` is made (the ssl
+    module's message callback, its one way to show a handshake's messages; TLS 1.3 sends the request before
+    the handshake ends). The callback is on while any handshake is under way: it costs a call into Python
+    per TLS record, which established connections should not pay."""
+    _HANDSHAKING[context] = _HANDSHAKING.get(context, 0) + 1
+    context._msg_callback = _note_certificate_request  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        left = _HANDSHAKING.pop(context) - 1
+        if left:
+            _HANDSHAKING[context] = left
+        else:
+            context._msg_callback = None  # type: ignore[attr-defined]
 
 
 def tls_failure(exc: ssl.SSLError, origin: str) -> TlsFailed:
@@ -676,11 +691,11 @@ class Links:
         name = None
         if context is not None:
             name = self.tls.server_name if self.tls and self.tls.server_name else host
-            _watch_handshakes(context)
         try:
             async with asyncio.timeout(max(0.0, min(self.connect_timeout, left))):
-                _, link = await loop.create_connection(lambda: Link(self, address, loop), host, port, ssl=context,
-                                                       server_hostname=name)
+                with _watching_handshake(context) if context is not None else contextlib.nullcontext():
+                    _, link = await loop.create_connection(lambda: Link(self, address, loop), host, port,
+                                                           ssl=context, server_hostname=name)
         except ssl.SSLError as exc:
             raise tls_failure(exc, _origin(address)) from None
         except OSError as exc:

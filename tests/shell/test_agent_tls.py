@@ -207,6 +207,8 @@ async def test_certificates_are_read_again_on_reload(pki: Pki, tls_agent: FakeAg
         assert upstream.reconfigure(settings.upstream, settings.limits) == []
         reply = await upstream.request("GET", url, headers={})
         assert reply.status == 200
+        assert upstream.tls is not None   # the handshakes' watch is off once none is under way (a cost per record)
+        assert getattr(upstream.tls.context, "_msg_callback") is None  # noqa: B009
     finally:
         await upstream.close()
 

@@ -7,8 +7,8 @@ An open stream is long-lived and there may be thousands: aiohttp's client keeps 
 request's info, the parsed head twice over, two stream readers, the connector's bookkeeping), this ~3 KiB;
 a small unary call costs a third of aiohttp's client CPU.
 Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike;
-but a reply past the link's bounds (Bounds: the head, a header line, the number of headers, a chunk-size
-line) is the agent's fault, refused at once in plain words and never retried (ReplyTooLarge before the
+but a reply past the link's bounds (Bounds: the head, a header line, the number of headers, a chunked
+body's framing without data) is the agent's fault, refused at once in plain words and never retried (ReplyTooLarge before the
 head is in, FramingTooLarge inside a body), and the connection closed: what the agent sends is read only
 as far as the bounds allow, so an endless head costs a call its bound, not the gateway's memory. TLS is
 [upstream.tls]'s (gateway.config.tls), and its failures are TlsFailed's kinds, never retried either."""

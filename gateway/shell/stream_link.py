@@ -8,9 +8,10 @@ request's info, the parsed head twice over, two stream readers, the connector's 
 a small unary call costs a third of aiohttp's client CPU.
 Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike;
 but a reply past the link's bounds (Bounds: the head, a header line, the number of headers, a chunked
-body's framing without data) is the agent's fault, refused at once in plain words and never retried (ReplyTooLarge before the
-head is in, FramingTooLarge inside a body), and the connection closed: what the agent sends is read only
-as far as the bounds allow, so an endless head costs a call its bound, not the gateway's memory. TLS is
+body's framing without data) is the agent's fault, refused at once in plain words and never retried
+(ReplyTooLarge before the head is in, FramingTooLarge inside a body), and the connection closed: what the
+agent sends is read only as far as the bounds allow, so an endless head costs a call its bound, not the
+gateway's memory. TLS is
 [upstream.tls]'s (gateway.config.tls), and its failures are TlsFailed's kinds, never retried either."""
 
 from __future__ import annotations
@@ -191,11 +192,23 @@ class Link(asyncio.Protocol):
             return
         try:
             if not reply.status:
-                self._feed_head(reply, data)
+                bounds = self.links.bounds
+                taken = self.taken + len(data)
+                if taken > bounds.head or self.line + len(data) > bounds.line:   # a bound may be reached
+                    self._feed_head(reply, data, bounds)
+                    return
+                self.taken = taken
+                self.parser.feed_data(data)
+                if not reply.status:   # the head goes on in the next read: its last line so far
+                    cut = data.rfind(b"\n")
+                    self.line = self.line + len(data) if cut < 0 else len(data) - cut - 1
             elif self.stalled is None:   # a body of known length, or one ended by the close: as it comes
                 self.parser.feed_data(data)
-            else:
-                self._feed_chunked(data)
+            else:   # a chunked body: framing without data counted until the parser gives data (on_body)
+                self.stalled = stalled = self.stalled + len(data)
+                self.parser.feed_data(data)
+                if self.stalled == stalled and stalled > self.links.bounds.chunk_line:   # no data came of it
+                    raise self.framing_too_large()
         except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
             breach = exc.__context__   # raised by a callback (on_header) and carried by the parser's error
             if reply.ended:   # bytes after the whole reply (a body longer than its Content-Length): ignored
@@ -208,35 +221,34 @@ class Link(asyncio.Protocol):
             reply.fail(exc)
             self.close()
 
-    def _feed_head(self, reply: StreamReply, data: bytes) -> None:
-        """Feed `data` to the parser within the head's bounds: the head only up to its bound (the parser keeps a
-        header being read whole: none is fed past it), the current line counted."""
-        bounds = self.links.bounds
+    def _feed_head(self, reply: StreamReply, data: bytes, bounds: Bounds) -> None:
+        """Feed `data` to the parser within the head's bounds, the lines checked first: the head only up to its
+        bound (the parser keeps a header being read whole: none is fed past it), the rest as the body's."""
         room = bounds.head - self.taken
-        if len(data) > room:   # the head must end within the room left, the rest is the body's
-            self.parser.feed_data(data[:room])
-            if not reply.status:
-                raise self.too_large(f"a reply head larger than {bounds.head} bytes", "max_agent_head_bytes")
-            self.data_received(data[room:])
-            return
-        self.taken += len(data)
-        self.parser.feed_data(data)
-        if not reply.status:
-            cut = data.rfind(b"\n")
-            line = self.line + len(data) if cut < 0 else len(data) - cut - 1
-            if line > bounds.line:
+        part = data[:room] if len(data) > room else data
+        start, carry = 0, self.line
+        while True:   # each line of the head's part (the first one goes on from the last read)
+            end = part.find(b"\n", start)
+            length = (len(part) if end < 0 else end) - start + carry
+            if length > bounds.line:
                 raise self.too_large(f"a header line longer than {bounds.line} bytes", "max_agent_line_bytes")
-            self.line = line
+            if end < 0 or length <= 1:   # the part's end, or the blank line that ends the head
+                break
+            start, carry = end + 1, 0
+        self.taken += len(part)
+        self.parser.feed_data(part)
+        if not reply.status:
+            if part is not data:
+                raise self.too_large(f"a reply head larger than {bounds.head} bytes", "max_agent_head_bytes")
+            self.line = length
+        elif part is not data:
+            self.data_received(data[room:])
 
-    def _feed_chunked(self, data: bytes) -> None:
-        """Feed a chunked body's `data`, counted as stalled until the parser gives data of it (on_body): a
-        chunk-size line or trailers without end are cut at their bound (at most a read past it)."""
-        self.stalled = stalled = (self.stalled or 0) + len(data)
-        self.parser.feed_data(data)
-        if self.stalled == stalled and stalled > self.links.bounds.chunk_line:   # no data came of it
-            raise FramingTooLarge(f"the agent at {self.origin} sent more than {self.links.bounds.chunk_line} "
-                                   "bytes of chunk framing without data: a chunk-size line or trailers without end "
-                                   "(limits.max_agent_chunk_line_bytes)")
+    def framing_too_large(self) -> FramingTooLarge:
+        """A chunk-size line or trailers without end, cut at their bound (at most a read past it)."""
+        return FramingTooLarge(f"the agent at {self.origin} sent more than {self.links.bounds.chunk_line} bytes "
+                               "of chunk framing without data: a chunk-size line or trailers without end "
+                               "(limits.max_agent_chunk_line_bytes)")
 
     @property
     def origin(self) -> str:
@@ -289,11 +301,9 @@ class Link(asyncio.Protocol):
         reply = self.reply
         if reply is not None:
             raw = reply.raw
-            bounds = self.links.bounds
-            if len(name) + len(value) + 2 > bounds.line:
-                raise self.too_large(f"a header line longer than {bounds.line} bytes", "max_agent_line_bytes")
-            if len(raw) >= bounds.headers:
-                raise self.too_large(f"more than {bounds.headers} header fields", "max_agent_headers")
+            if len(raw) >= self.links.bounds.headers:   # (the lines are checked as they are read)
+                limit = self.links.bounds.headers
+                raise self.too_large(f"more than {limit} header fields", "max_agent_headers")
             raw.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
 
     def on_headers_complete(self) -> None:

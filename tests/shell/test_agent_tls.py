@@ -331,3 +331,18 @@ async def test_a_grpcs_agent_refusing_the_lack_of_a_client_certificate_names_the
     finally:
         await channels.close()
     assert "upstream.tls.cert_file" in str(caught.value), str(caught.value)
+
+
+async def test_a_reload_gives_grpcs_channels_the_certificates_read_again(pki: Pki, grpc_agent: str) -> None:
+    channels = Channels(1 << 20)
+    plain = channels.channel("127.0.0.1:9")
+    try:
+        with pytest.raises(TlsVerificationFailed):
+            await channels.unary(grpc_agent, "/test.Echo/Echo", b"hi", [], timeout=10)
+        channels.use_tls(_agent_tls(pki, ca_file=str(pki.ca), cert_file=str(pki.client),
+                                    key_file=str(pki.client_key), server_name=NAME))
+        reply = await channels.unary(grpc_agent, "/test.Echo/Echo", b"hi", [], timeout=10)
+        assert reply.message == b"echo:hi"
+        assert channels.channel("127.0.0.1:9") is plain   # a plaintext channel is kept
+    finally:
+        await channels.close()

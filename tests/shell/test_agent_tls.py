@@ -1,15 +1,22 @@
 """TLS toward agents ([upstream.tls], gateway/config/tls.py, the link's TLS failures in
 gateway/shell/stream_link.py and the gRPC channels' in gateway/shell/channels.py): a private CA made here, an
 agent behind it that demands a client certificate, reached over HTTP (through the gateway) and gRPC (its
-channels) with [upstream.tls] set; without it a clear certificate error at once, never retried; the files
-read again on reload (a rotated client certificate); check-config refusing files that do not load."""
+channels) with [upstream.tls] set, and by the gateway as users start it (check-config accepting the file);
+without it a clear certificate error at once, never retried; the files read again on reload (a rotated
+client certificate); check-config refusing files that do not load."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime
+import json
+import os
 import ssl
+import subprocess
+import sys
+import threading
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +36,7 @@ from gateway.shell.channels import Channels
 from gateway.shell.stream_link import TlsHandshakeFailed, TlsVerificationFailed
 from gateway.shell.upstream import Upstream
 from tests.fakes.agents import FakeAgent
+from tests.peers.gateway import ROOT, run_gateway
 
 NAME = "agent.internal"   # the only name in the agent's certificate: reached at 127.0.0.1 with server_name
 SEND = {"jsonrpc": "2.0", "id": "t", "method": "SendMessage",
@@ -346,3 +354,70 @@ async def test_a_reload_gives_grpcs_channels_the_certificates_read_again(pki: Pk
         assert channels.channel("127.0.0.1:9") is plain   # a plaintext channel is kept
     finally:
         await channels.close()
+
+
+# ---- the gateway as users start it (its own process, its default event loop) -----------------------------
+
+class ThreadedAgent:
+    """`tls_agent` in a thread of its own (its own event loop), for a gateway in another process to reach."""
+
+    def __init__(self, pki: Pki) -> None:
+        self.pki = pki
+        self.fake = FakeAgent("1.0").reply_json("SendMessage", TASK)
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        runner = web.AppRunner(self.fake.app())
+        self.loop.run_until_complete(runner.setup())
+        site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=_server_context(self.pki))
+        self.loop.run_until_complete(site.start())
+        self.fake.url = f"https://127.0.0.1:{runner.addresses[0][1]}"
+        self.ready.set()
+        self.loop.run_forever()
+        self.loop.run_until_complete(runner.cleanup())
+        self.loop.close()
+
+    def __enter__(self) -> FakeAgent:
+        self.thread.start()
+        assert self.ready.wait(10)
+        return self.fake
+
+    def __exit__(self, *exc: object) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def _post(url: str) -> tuple[dict[str, Any], float]:
+    started = time.monotonic()
+    request = urllib.request.Request(url, data=json.dumps(SEND).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", **V10})
+    with urllib.request.urlopen(request, timeout=30) as resp:
+        return json.loads(resp.read()), time.monotonic() - started
+
+
+@pytest.mark.parametrize("mutual", [True, False], ids=["with upstream.tls", "without a client certificate"])
+def test_the_gateway_as_users_start_it_reaches_the_agent_with_upstream_tls(pki: Pki, tmp_path: Path,
+                                                                            mutual: bool) -> None:
+    keys = {"ca_file": str(pki.ca), "server_name": NAME}
+    if mutual:
+        keys |= {"cert_file": str(pki.client), "key_file": str(pki.client_key)}
+    with ThreadedAgent(pki) as agent:
+        config = tmp_path / "gateway.toml"
+        config.write_text(f'[upstream]\nurl = "{agent.url}"\n[upstream.tls]\n'
+                          + "".join(f'{k} = "{v}"\n' for k, v in keys.items()))
+        checked = subprocess.run([sys.executable, "-m", "gateway", "check-config", str(config)],
+                                 capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                 cwd=ROOT)
+        assert checked.returncode == 0, checked.stderr
+        env = {f"A2A_GATEWAY_UPSTREAM_TLS_{k.upper()}": v for k, v in keys.items()}
+        with run_gateway(agent.url, env=env, card_status=200 if mutual else 502) as gateway:
+            body, took = _post(gateway.base_url + "/")
+    if mutual:
+        assert body["result"] == TASK, body
+    else:
+        message = body["error"]["message"]
+        assert "asked for a client certificate and closed the connection" in message, message
+        assert took < 2.0

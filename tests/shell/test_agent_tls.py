@@ -32,6 +32,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from gateway.config import ConfigError, load
 from gateway.core.errors import UpstreamUnavailable
+from gateway.shell.app import build_app
 from gateway.shell.channels import Channels
 from gateway.shell.stream_link import TlsHandshakeFailed, TlsVerificationFailed
 from gateway.shell.upstream import Upstream
@@ -161,6 +162,23 @@ async def test_an_agent_behind_a_private_ca_demanding_a_client_certificate_is_re
     body, _ = await _send(gw)
     assert body["result"] == TASK, body
     assert [r.rpc_method for r in tls_agent.requests if r.method == "POST"] == ["SendMessage"]
+
+
+async def test_a_route_reaches_its_agent_with_its_own_tls(pki: Pki, tls_agent: FakeAgent, tmp_path: Path,
+                                                          aiohttp_client: Any) -> None:
+    """[routes.upstream.tls]: a route's own settings; the top level's agent needs none."""
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        '[upstream]\nurl = "http://127.0.0.1:9"\n[log]\nformat = "console"\n'
+        f'[[routes]]\nname = "secure"\npath_prefix = "/secure"\n[routes.upstream]\nurl = "{tls_agent.url}"\n'
+        f'[routes.upstream.tls]\nca_file = "{pki.ca}"\ncert_file = "{pki.client}"\nkey_file = "{pki.client_key}"\n'
+        f'server_name = "{NAME}"\n')
+    settings = load(config, {})
+    assert not settings.upstream.tls.configured and settings.routes[0].upstream.tls.server_name == NAME
+    gw = await aiohttp_client(build_app(settings))
+    async with gw.post("/secure/", json=SEND, headers=V10) as resp:
+        body = await resp.json()
+    assert body["result"] == TASK, body
 
 
 @pytest.mark.parametrize(("keys", "error"), [

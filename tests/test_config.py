@@ -67,6 +67,8 @@ def test_defaults() -> None:
     assert s.limits == config.LimitsSettings(
         max_body_bytes=10 * 1024 * 1024, max_sse_event_bytes=4 * 1024 * 1024, max_connections=1024,
         max_stream_connections=4096, pool_wait_seconds=5.0, max_client_connections=4096,
+        max_agent_head_bytes=64 * 1024, max_agent_line_bytes=8190, max_agent_headers=128,
+        max_agent_chunk_line_bytes=8190,
     )
     assert s.quirks == Quirks()
     assert s.log == config.LogSettings(format="json", level="info")

@@ -2,8 +2,9 @@
 overrides, validation once at start-up, and the generated reference and sample file."""
 
 # The modules, each importing only those above it: checks (what makes one value valid), settings (the
-# frozen dataclasses the gateway receives), schema (every key: kind, default, description, check, flag),
-# load (the sources in order, [[routes]], the problems) and reference (the documents the schema generates).
+# frozen dataclasses the gateway receives), tls (the TLS toward agents [upstream.tls]'s files make), schema
+# (every key: kind, default, description, check, flag), load (the sources in order, [[routes]], the
+# problems) and reference (the documents the schema generates).
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from gateway.config.settings import (
     Settings,
     TaskIndexSettings,
     TimeoutSettings,
+    TlsSettings,
     TracingSettings,
     UpstreamSettings,
 )
@@ -55,6 +57,7 @@ __all__ = [
     "Settings",
     "TaskIndexSettings",
     "TimeoutSettings",
+    "TlsSettings",
     "TracingSettings",
     "UpstreamSettings",
     "load",

@@ -27,6 +27,7 @@ from gateway.config.schema import (
     subsections,
 )
 from gateway.config.settings import RouteSettings, Settings
+from gateway.config.tls import TlsFileError, agent_tls
 
 __all__ = ["ConfigError", "Problem", "build_settings", "load"]
 
@@ -84,9 +85,26 @@ def load(
     if loading.problems:
         raise ConfigError(loading.problems)
     settings = build_settings(loading.values)
-    if not routes:
-        return settings
-    return dataclasses.replace(settings, routes=tuple(route.build(loading.values) for route in routes))
+    if routes:
+        settings = dataclasses.replace(settings, routes=tuple(route.build(loading.values) for route in routes))
+    problems = _tls_problems(settings)
+    if problems:
+        raise ConfigError(problems)
+    return settings
+
+
+def _tls_problems(settings: Settings) -> list[Problem]:
+    """Each [upstream.tls] set (the top level's, each route's) has files that exist and load."""
+    problems: list[Problem] = []
+    upstreams = [("upstream", settings.upstream), *((f"routes[{i}].upstream", route.upstream)
+                                                    for i, route in enumerate(settings.routes))]
+    for at, upstream in upstreams:
+        if upstream.tls.configured:
+            try:
+                agent_tls(upstream.tls)
+            except TlsFileError as exc:
+                problems.append(Problem(f"{at}.tls.{exc.key}", str(exc)))
+    return problems
 
 
 def build_settings(values: Mapping[str, Any]) -> Settings:

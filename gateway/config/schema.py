@@ -53,6 +53,7 @@ from gateway.config.settings import (
     Settings,
     TaskIndexSettings,
     TimeoutSettings,
+    TlsSettings,
     TracingSettings,
     UpstreamSettings,
 )
@@ -257,6 +258,12 @@ SECTIONS: dict[str, str] = {
     "server": "The listening side: where clients connect and how the gateway presents itself.",
     "upstream": "The agent behind the gateway.",
     "upstream.timeout": "Timeouts for calls to the upstream agent, in seconds.",
+    "upstream.tls": "TLS toward the upstream agent (https:// URLs, and grpcs:// or https:// gRPC interfaces): "
+    "a private CA, a client certificate for mutual TLS, the name to check. Unset, the system's CA store is "
+    "used (SSL_CERT_FILE, when set, names it). The files are read at start-up and again on every SIGHUP "
+    "(certificates rotated by cert-manager are picked up), and check-config checks they exist and load. A "
+    "certificate the gateway refuses, or a handshake the agent refuses, fails the call at once (never "
+    "retried) with a message naming the agent and the cause.",
     "limits": "Size and concurrency limits.",
     "push": "The push-notification relay: client webhooks are registered upstream as the gateway's own "
     "webhook, with the client's route sealed (encrypted) into its URL, so any replica can deliver.",
@@ -416,6 +423,24 @@ _TABLE: tuple[Key, ...] = (
         "head (within first_byte) and the whole reply body. A stream has no total: idle_stream bounds it. "
         "Push deliveries to webhooks have their own push.timeout_seconds.",
         check=POSITIVE),
+    Key("upstream.tls.ca_file", "str", "",
+        "A PEM file of the CA certificates that sign the agent's certificate (a private CA); it replaces the "
+        "system's CA store for the agent. Empty means the system's store (or SSL_CERT_FILE).",
+        example='"/etc/a2a-gateway/agent-ca.pem"'),
+    Key("upstream.tls.cert_file", "str", "",
+        "A PEM file of the gateway's client certificate (and its chain), for an agent that demands one "
+        "(mutual TLS); the key is key_file, or in this file when key_file is empty.",
+        example='"/etc/a2a-gateway/client.pem"'),
+    Key("upstream.tls.key_file", "str", "",
+        "A PEM file of the client certificate's private key (unencrypted); needs cert_file.",
+        example='"/etc/a2a-gateway/client-key.pem"'),
+    Key("upstream.tls.server_name", "str", "",
+        "The name sent as SNI and checked against the agent's certificate, instead of the URL's host (an "
+        "agent reached by IP address or through a tunnel). Empty means the URL's host."),
+    Key("upstream.tls.insecure", "bool", False,
+        "Skip verifying the agent's certificate on the HTTP link (development only: anyone on the path can "
+        "pose as the agent); a warning is logged at every start and reload. gRPC channels always verify "
+        "(grpcio has no such switch): give them ca_file."),
     Key("limits.max_body_bytes", "int", 10 * _MIB,
         "Largest request or reply body accepted, in bytes (default 10 MiB).",
         check=ONE_OR_MORE),
@@ -441,6 +466,26 @@ _TABLE: tuple[Key, ...] = (
         "Most simultaneous client connections per worker process; a request on a connection beyond "
         "it is answered 503 with Retry-After and the reason GATEWAY_OVERLOADED, in the caller's own "
         "error shape, and its connection closed.",
+        check=ONE_OR_MORE),
+    Key("limits.max_agent_head_bytes", "int", 64 * 1024,
+        "Largest reply head (status line and headers, with any 1xx interim heads) read from the upstream "
+        "agent, in bytes (default 64 KiB). An agent that sends more, or a head without end, is answered at "
+        "once as an invalid agent reply (502) naming the agent and the limit, never retried, and its "
+        "connection is closed: the gateway reads no more of it than this.",
+        check=ONE_OR_MORE),
+    Key("limits.max_agent_line_bytes", "int", 8190,
+        "Longest header line in the upstream agent's reply head, in bytes (aiohttp's client allows 8190 "
+        "too); a longer one is refused as max_agent_head_bytes says.",
+        check=ONE_OR_MORE),
+    Key("limits.max_agent_headers", "int", 128,
+        "Most header fields in the upstream agent's reply head (aiohttp's client allows 128 too); more are "
+        "refused as max_agent_head_bytes says.",
+        check=ONE_OR_MORE),
+    Key("limits.max_agent_chunk_line_bytes", "int", 8190,
+        "Longest run of chunk framing without data in the upstream agent's chunked reply body, in bytes: a "
+        "chunk-size line with its extensions, or the trailers (counted per read from the connection, so it "
+        "may run past by one read). A longer one cuts the body there as a broken reply, and the connection "
+        "is closed.",
         check=ONE_OR_MORE),
     Key("push.enabled", "bool", True,
         "Relay push notifications between versions; false passes clients' webhook configs through "
@@ -747,6 +792,7 @@ SECTION_TYPES: dict[str, type] = {
     "server": ServerSettings,
     "upstream": UpstreamSettings,
     "upstream.timeout": TimeoutSettings,
+    "upstream.tls": TlsSettings,
     "limits": LimitsSettings,
     "push": PushSettings,
     "quirks": Quirks,
@@ -798,7 +844,8 @@ ROUTE_KEYS: tuple[RouteKey, ...] = (
     RouteKey("host", "string", '`""`', "Match only this `Host` (case-insensitive, the port ignored); `\"\"` "
              "matches any host."),
     RouteKey("upstream", "table", "`[upstream]`", "Any `[upstream]` key (`url` is required), e.g. "
-             "`[routes.upstream]` and `[routes.upstream.timeout]`; keys not set inherit `[upstream]`."),
+             "`[routes.upstream]`, `[routes.upstream.timeout]` and `[routes.upstream.tls]`; keys not set inherit "
+             "`[upstream]`."),
     RouteKey("quirks", "table", "`[quirks]`", "Any `[quirks]` key, as `[routes.quirks]`; keys not set inherit "
              "`[quirks]`."),
     RouteKey("migration", "table", "`[migration]`", "Any `[migration]` key, as `[routes.migration]` (e.g. a "

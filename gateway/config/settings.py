@@ -53,6 +53,20 @@ class TimeoutSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class TlsSettings:
+    ca_file: str
+    cert_file: str
+    key_file: str
+    server_name: str
+    insecure: bool
+
+    @property
+    def configured(self) -> bool:
+        """Whether any key is set: else the agent's TLS is the system's (and SSL_CERT_FILE's) default."""
+        return bool(self.ca_file or self.cert_file or self.key_file or self.server_name or self.insecure)
+
+
+@dataclass(frozen=True, slots=True)
 class UpstreamSettings:
     url: str
     version: Literal["auto", "0.3", "1.0"]
@@ -64,6 +78,7 @@ class UpstreamSettings:
     retry_attempts: int
     retry_backoff_seconds: float
     timeout: TimeoutSettings
+    tls: TlsSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +89,10 @@ class LimitsSettings:
     max_stream_connections: int
     pool_wait_seconds: float
     max_client_connections: int
+    max_agent_head_bytes: int
+    max_agent_line_bytes: int
+    max_agent_headers: int
+    max_agent_chunk_line_bytes: int
 
 
 @dataclass(frozen=True, slots=True)

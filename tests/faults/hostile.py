@@ -1,8 +1,9 @@
 """A scripted hostile A2A agent: a raw asyncio HTTP/1.1 server (its own thread and loop, on loopback) that
 serves a valid card of its version and answers every call by the script the request names (its message's
 `messageId`): unanswered closes, cut bodies and streams, HTML 503 pages, bad JSON, wrong content types,
-awkward-but-valid SSE framing, huge events, events after the terminal one, silent streams. It writes bytes,
-not an HTTP library's idea of them: every fault a real agent or an ingress in front of it produces."""
+awkward-but-valid SSE framing, huge events, heads without end, events after the terminal one, silent
+streams. It writes bytes, not an HTTP library's idea of them: every fault a real agent or an ingress in
+front of it produces."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ Writer = asyncio.StreamWriter
 Script = Callable[["Call", Writer], Awaitable[None]]
 
 HUGE = 5 * 1024 * 1024  # past the gateway's default limits.max_sse_event_bytes (4 MiB)
+ENDLESS = 64 * 1024 * 1024  # what an endless head writes at most
 
 
 class Call:
@@ -141,6 +143,21 @@ async def u_slow(call: Call, w: Writer) -> None:
     await u_ok(call, w)
 
 
+async def u_endless_head(call: Call, w: Writer) -> None:
+    await endless_head(w)
+
+
+async def endless_head(w: Writer) -> None:
+    """A status line, then header lines without end (up to ENDLESS bytes), until the gateway closes."""
+    w.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+    block = (b"X-Endless: " + b"a" * 1000 + b"\r\n") * 64
+    sent = 0
+    while sent < ENDLESS:
+        w.write(block)
+        sent += len(block)
+        await w.drain()
+
+
 # ---- stream scripts ------------------------------------------------------------------------------------
 
 async def s_ok(call: Call, w: Writer) -> None:
@@ -223,6 +240,10 @@ async def s_html503(call: Call, w: Writer) -> None:
 
 async def s_close(call: Call, w: Writer) -> None:
     pass
+
+
+async def s_endless_head(call: Call, w: Writer) -> None:
+    await endless_head(w)
 
 
 UNARY: dict[str, Script] = {name[2:]: fn for name, fn in globals().items() if name.startswith("u_")}

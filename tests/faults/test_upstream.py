@@ -35,7 +35,7 @@ REST_OK = UNARY_OK | {"notrpc"}  # a bare result is what HTTP+JSON sends
 # items, then one error event
 STREAM_EXPECT = {"ok": "complete", "awkward": "complete", "bytewise": "complete", "after_final": "complete",
                  "no_blank_end": "complete", "cut": "error", "cut_chunked": "error", "notjson": "error",
-                 "huge": "error", "html503": "error", "close": "error"}
+                 "huge": "error", "html503": "error", "close": "error", "endless_head": "error"}
 
 
 @dataclass(frozen=True)
@@ -178,4 +178,32 @@ async def test_a_client_leaving_a_silent_stream_releases_the_agent(fronts: dict[
         while front.agent.left == left and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         assert front.agent.left > left
+        await assert_healthy(front, client, session)
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["unary", "stream"])
+async def test_an_endless_head_is_refused_at_once_in_bounded_memory(fronts: dict[str, Front], streaming: bool) -> None:
+    """An agent sending header lines without end: each caller answered within 10 s with an error naming the
+    limit, the gateway's memory up by less than 16 MiB over a few such calls."""
+    client, key = path_of("v10-passthrough")
+    front = fronts[key]
+    pid = front.gateway.process.pid
+    async with aiohttp.ClientSession() as session:
+        await assert_healthy(front, client, session)
+        before = _rss_kib(pid)
+        for _ in range(5):
+            started = time.monotonic()
+            status, ctype, raw = await send(front, client, "endless_head", streaming, session)
+            assert time.monotonic() - started < 10.0
+            assert ctype == "application/json", (status, raw[:300])
+            body = json.loads(raw)
+            client.error(body, "endless_head")
+            assert body["error"]["code"] == -32006 and "limits.max_agent_" in body["error"]["message"], raw[:300]
+        grown = _rss_kib(pid) - before
+        assert grown < 16 * 1024, f"{grown} KiB"
         await assert_healthy(front, client, session)

@@ -1,6 +1,7 @@
 """gRPC channels toward agents: one pooled grpc.aio channel per target (plaintext for `host:port`, `grpc://`
 and `http://`, TLS for `grpcs://` and `https://`), unary and server-streaming calls with bytes in and out,
-deadlines, the agent's metadata and final status read back. It never translates."""
+deadlines, the agent's metadata and final status read back; TLS as [upstream.tls] says (a TLS failure is the
+link's TlsFailed, never retried). It never translates."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from urllib.parse import urlsplit
 
 import grpc
 
+from gateway.config.tls import AgentTls
 from gateway.core.bindings.grpc import DETAILS_KEY, GrpcStatus
 from gateway.core.errors import UpstreamTimeout, UpstreamUnavailable
 from gateway.shell.agent.link_failures import classify_grpc
+from gateway.shell.agent.stream_link import TlsFailed, TlsHandshakeFailed, TlsVerificationFailed
 
 __all__ = ["Channels", "GrpcReply", "GrpcStream", "target_of"]
 
@@ -40,6 +43,17 @@ def target_of(url: str) -> tuple[str, bool]:
     return f"{host}:{port}", secure
 
 
+# grpcio says a TLS failure in its UNAVAILABLE status's details: what it says there, and the failure's kind
+_TLS_MARKERS: tuple[tuple[str, type[TlsFailed]], ...] = (
+    ("CERTIFICATE_VERIFY_FAILED", TlsVerificationFailed), ("Ssl handshake failed", TlsHandshakeFailed),
+    ("SSL_ERROR", TlsHandshakeFailed), ("Handshake failed", TlsHandshakeFailed))
+_TLS_WORDS: dict[type[TlsFailed], str] = {
+    TlsVerificationFailed: "it presented a certificate the gateway does not trust (a private CA is set with "
+                           "upstream.tls.ca_file, the name checked with upstream.tls.server_name)",
+    TlsHandshakeFailed: "the handshake failed (the agent may want a client certificate: upstream.tls.cert_file "
+                        "and key_file)"}
+
+
 def _pairs(metadata: Any) -> Pairs:
     return [(str(k), v) for k, v in (metadata or ())]
 
@@ -48,7 +62,15 @@ def _status(err: grpc.aio.AioRpcError, url: str) -> GrpcStatus:
     """A failed call's status, or the gateway's own upstream fault when no agent answered it."""
     code = err.code()
     if code in _UNREACHABLE:
-        raise UpstreamUnavailable(classify_grpc(err.details() or code.name, url).message) from None
+        said = err.details() or code.name
+        tls = next((kind for marker, kind in _TLS_MARKERS if marker in said), None)
+        if tls is not None:
+            words = _TLS_WORDS[tls]
+            raise tls(f"TLS with the gRPC agent at {url} failed: {words} (grpcio: {said[-300:]})") from None
+        if "Socket closed" in said and target_of(url)[1]:   # grpcio's words for a TLS 1.3 refusal too
+            said += (" (a TLS agent closes so when it wants a client certificate it trusts: "
+                     "upstream.tls.cert_file and key_file)")
+        raise UpstreamUnavailable(classify_grpc(said, url).message) from None
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
         raise UpstreamTimeout("upstream agent timed out") from None
     details = next((v for k, v in _pairs(err.trailing_metadata()) if k == DETAILS_KEY and isinstance(v, bytes)), b"")
@@ -68,25 +90,44 @@ class GrpcReply:
 class Channels:
     """The gRPC channels of one upstream agent, by target: opened on first use, kept, closed together."""
 
-    def __init__(self, max_message_bytes: int) -> None:
+    def __init__(self, max_message_bytes: int, tls: AgentTls | None = None) -> None:
         self.options: Sequence[tuple[str, Any]] = (
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.max_send_message_length", max_message_bytes),
             ("grpc.keepalive_time_ms", 60_000),
         )
+        self.tls = tls
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._retired: list[grpc.aio.Channel] = []   # TLS channels a reload replaced: closed with the rest
 
     def channel(self, url: str) -> grpc.aio.Channel:
         found = self._channels.get(url)
         if found is None:
             target, secure = target_of(url)
-            found = (grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(), self.options) if secure
-                     else grpc.aio.insecure_channel(target, self.options))
+            found = self._secure(target) if secure else grpc.aio.insecure_channel(target, self.options)
             self._channels[url] = found
         return found
 
+    def _secure(self, target: str) -> grpc.aio.Channel:
+        """A TLS channel with [upstream.tls]'s CA certificates, client certificate and name (grpcio's own
+        roots and the target's host without it)."""
+        tls = self.tls
+        if tls is None:
+            return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(), self.options)
+        credentials = grpc.ssl_channel_credentials(tls.roots, tls.key, tls.chain)
+        options = [*self.options, *((("grpc.ssl_target_name_override", tls.server_name),) if tls.server_name else ())]
+        return grpc.aio.secure_channel(target, credentials, options)
+
+    def use_tls(self, tls: AgentTls | None) -> None:
+        """New TLS settings (a reload: certificates read again): TLS channels are made anew for the next calls;
+        the calls on the old ones finish there."""
+        self.tls = tls
+        for url in [url for url in self._channels if target_of(url)[1]]:
+            self._retired.append(self._channels.pop(url))
+
     async def close(self) -> None:
-        channels, self._channels = list(self._channels.values()), {}
+        channels, self._channels = [*self._channels.values(), *self._retired], {}
+        self._retired = []
         for channel in channels:
             await channel.close()
 

@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from gateway.shell.agent.stream_link import ReplyTooLarge, TlsHandshakeFailed, TlsVerificationFailed
+
 __all__ = ["CLASSES", "Failure", "FailureClass", "Retry", "classify", "classify_grpc", "origin", "stream_broke",
            "timed_out"]
 
@@ -114,6 +116,10 @@ def _words(exc: BaseException) -> str:
 def classify(exc: BaseException, url: str) -> Failure:
     """The failure of a call to `url` that raised `exc` (aiohttp's types, as shell.agent.stream_link raises them;
     a TimeoutError is the head's deadline here: the caller that knows better says so with `timed_out`)."""
+    if isinstance(exc, TlsVerificationFailed | TlsHandshakeFailed | ReplyTooLarge):   # the link's own words
+        name = "tls_verification" if isinstance(exc, TlsVerificationFailed) else \
+            "tls_handshake" if isinstance(exc, TlsHandshakeFailed) else "oversized_reply"
+        return Failure(CLASSES[name], url, _detail(exc))
     if isinstance(exc, aiohttp.ClientConnectorError):
         cause: BaseException = exc.os_error
         if isinstance(cause, ssl.SSLCertVerificationError):
@@ -170,3 +176,8 @@ def classify_grpc(details: str, url: str) -> Failure:
     said = details.lower()
     name = next((name for words, name in _GRPC_CAUSES if words in said), "unreachable")
     return Failure(CLASSES[name], url, details.rpartition(": ")[2].strip() or "no detail")
+
+
+def _detail(exc: BaseException) -> str:
+    """What the link said of a failure it words itself (a GatewayError's message, else its text)."""
+    return str(getattr(exc, "message", "") or exc)

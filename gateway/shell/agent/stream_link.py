@@ -6,16 +6,25 @@ control, how it ended).
 An open stream is long-lived and there may be thousands: aiohttp's client keeps ~12 KiB for each (the
 request's info, the parsed head twice over, two stream readers, the connector's bookkeeping), this ~3 KiB;
 a small unary call costs a third of aiohttp's client CPU.
-Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike."""
+Failures are aiohttp's own exception types, so the retry rules (upstream.retry_reason) read them alike;
+but a reply past the link's bounds (Bounds: the head, a header line, the number of headers, a chunked
+body's framing without data) is the agent's fault, refused at once in plain words and never retried
+(ReplyTooLarge before the head is in, FramingTooLarge inside a body), and the connection closed: what the
+agent sends is read only as far as the bounds allow, so an endless head costs a call its bound, not the
+gateway's memory. TLS is
+[upstream.tls]'s (gateway.config.tls), and its failures are TlsFailed's kinds, never retried either."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import select
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple, cast
 
 import aiohttp
@@ -24,6 +33,9 @@ from aiohttp.client_reqrep import ConnectionKey
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from gateway.config import BY_NAME, LimitsSettings
+from gateway.config.tls import AgentTls
+from gateway.core.errors import InvalidAgentResponse, UpstreamUnavailable
 from gateway.shell.agent.headers import RequestHeaders
 
 # unread bytes at which reading from the agent pauses (the client is slower than the agent); it resumes when
@@ -36,22 +48,137 @@ _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})   # set by
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """How much of an agent's reply the link reads before refusing it ([limits], near aiohttp client's own
+    bounds): its whole head (the status line, headers and any 1xx interim heads before them), one header
+    line, the number of header fields, and a chunked body's framing without data (a chunk-size line with
+    its extensions, trailers)."""
+
+    head: int
+    line: int
+    headers: int
+    chunk_line: int
+
+    @classmethod
+    def of(cls, limits: LimitsSettings) -> Bounds:
+        return cls(limits.max_agent_head_bytes, limits.max_agent_line_bytes, limits.max_agent_headers,
+                   limits.max_agent_chunk_line_bytes)
+
+
+DEFAULT_BOUNDS = Bounds(*(BY_NAME[f"limits.{key}"].default for key in (
+    "max_agent_head_bytes", "max_agent_line_bytes", "max_agent_headers", "max_agent_chunk_line_bytes")))
+
+
+class ReplyTooLarge(InvalidAgentResponse):
+    """The agent's reply head went past one of the link's bounds: the call fails at once (never retried:
+    the agent answered), the connection is closed."""
+
+
+class FramingTooLarge(aiohttp.ClientPayloadError):
+    """A chunked body's framing without data (a chunk-size line, trailers) went past
+    limits.max_agent_chunk_line_bytes: the body is cut there (as a broken body is), the connection closed."""
+
+
+class TlsFailed(UpstreamUnavailable):
+    """TLS toward the agent failed (an https:// agent, or a grpcs:// one): never retried, for it fails the
+    same way again until the certificates or the settings change."""
+
+
+class TlsVerificationFailed(TlsFailed):
+    """The agent's certificate is not one the gateway trusts (its CA unknown, its name another, expired)."""
+
+
+class TlsHandshakeFailed(TlsFailed):
+    """The TLS handshake failed otherwise: the agent refused the gateway's certificate (or its lack of one),
+    or no TLS answered (a plain HTTP port behind an https:// URL)."""
+
+
+# plain words for what OpenSSL names a handshake failure by: the likely cause and the setting for it
+_HANDSHAKE_HINTS = {
+    "TLSV13_ALERT_CERTIFICATE_REQUIRED": "the agent wants a client certificate: set upstream.tls.cert_file and "
+                                         "key_file",
+    "SSLV3_ALERT_BAD_CERTIFICATE": "the agent refused the gateway's client certificate (upstream.tls.cert_file)",
+    "SSLV3_ALERT_HANDSHAKE_FAILURE": "the agent refused the handshake (a client certificate it wants, or no "
+                                     "cipher in common)",
+    "TLSV1_ALERT_UNKNOWN_CA": "the agent does not trust the CA of the gateway's client certificate "
+                              "(upstream.tls.cert_file)",
+    "WRONG_VERSION_NUMBER": "no TLS answered: is the agent serving plain HTTP (an http:// URL)?",
+}
+
+
+# the TLS connections whose agent asked for a client certificate in its handshake (TLS 1.3 tells a refused
+# certificate only after the handshake, by an alert many servers never send, asyncio's and uvloop's among
+# them: the agent just closes; its request for a certificate is what tells that close from any other)
+_ASKED: weakref.WeakSet[ssl.SSLObject] = weakref.WeakSet()
+_HANDSHAKE, _CERTIFICATE_REQUEST = 22, 13   # TLS's record content type and handshake message type
+
+
+def _note_certificate_request(conn: ssl.SSLObject, direction: str, version: object, content_type: int,
+                              msg_type: int, data: bytes) -> None:
+    if content_type == _HANDSHAKE and msg_type == _CERTIFICATE_REQUEST and direction == "read":
+        _ASKED.add(conn)
+
+
+_HANDSHAKING: dict[ssl.SSLContext, int] = {}   # the handshakes under way, by context
+
+
+@contextlib.contextmanager
+def _watching_handshake(context: ssl.SSLContext) -> Iterator[None]:
+    """Note the agent's request for a client certificate while a connection of `context` is made (the ssl
+    module's message callback, its one way to show a handshake's messages; TLS 1.3 sends the request before
+    the handshake ends). The callback is on while any handshake is under way: it costs a call into Python
+    per TLS record, which established connections should not pay."""
+    _HANDSHAKING[context] = _HANDSHAKING.get(context, 0) + 1
+    context._msg_callback = _note_certificate_request  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        left = _HANDSHAKING.pop(context) - 1
+        if left:
+            _HANDSHAKING[context] = left
+        else:
+            context._msg_callback = None  # type: ignore[attr-defined]
+
+
+def tls_failure(exc: ssl.SSLError, origin: str) -> TlsFailed:
+    """A TLS error of the connection to the agent at `origin`, in plain words naming it and the setting."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return TlsVerificationFailed(
+            f"the agent at {origin} presented a certificate the gateway does not trust: "
+            f"{exc.verify_message or exc.reason} (a private CA is set with upstream.tls.ca_file, the name "
+            "checked with upstream.tls.server_name)")
+    reason = str(exc.reason or exc)
+    hint = _HANDSHAKE_HINTS.get(reason)
+    return TlsHandshakeFailed(f"the TLS handshake with the agent at {origin} failed: "
+                              f"{reason.lower().replace('_', ' ')}" + (f" ({hint})" if hint else ""))
+
+
 class Link(asyncio.Protocol):
     """One connection to the agent: the parser's callbacks go to the reply being read on it. Idle (no
-    reply) between streams, in its pool's idle list."""
+    reply) between streams, in its pool's idle list. While a reply's head is read, `taken` counts its bytes
+    and `line` the current line's; inside a chunked body, `stalled` those read since its last data (a
+    chunk-size line with its extensions, trailers; None outside a chunked body)."""
 
-    __slots__ = ("address", "closed", "idle_since", "links", "loop", "parser", "reply", "transport", "watch")
+    __slots__ = ("address", "closed", "idle_since", "line", "links", "loop", "parser", "reply", "stalled",
+                 "taken", "transport", "watch")
 
     def __init__(self, links: Links, address: tuple[str, str, int], loop: asyncio.AbstractEventLoop) -> None:
         self.links, self.address, self.loop = links, address, loop
         self.transport: asyncio.Transport | None = None
         self.parser = httptools.HttpResponseParser(self)
+        # as lenient as aiohttp's client is toward replies (outside its debug mode): LF-only line ends, spaces
+        # after a chunk size, header values it would not send itself
+        self.parser.set_dangerous_leniencies(lenient_headers=True, lenient_optional_cr_before_lf=True,
+                                             lenient_spaces_after_chunk_size=True)
         self.reply: StreamReply | None = None
         self.closed = False
         self.idle_since = 0.0
         # while a call on this reused connection waits for its reply's head: where a descriptor of its own on
         # the socket goes if the agent closes it first (upstream._reset_follows then asks how it ended)
         self.watch: list[int] | None = None
+        self.taken = self.line = 0
+        self.stalled: int | None = None
 
     # ---- asyncio.Protocol
 
@@ -64,10 +191,74 @@ class Link(asyncio.Protocol):
             self.close()
             return
         try:
-            self.parser.feed_data(data)
+            if not reply.status:
+                bounds = self.links.bounds
+                taken = self.taken + len(data)
+                if taken > bounds.head or self.line + len(data) > bounds.line:   # a bound may be reached
+                    self._feed_head(reply, data, bounds)
+                    return
+                self.taken = taken
+                self.parser.feed_data(data)
+                if not reply.status:   # the head goes on in the next read: its last line so far
+                    cut = data.rfind(b"\n")
+                    self.line = self.line + len(data) if cut < 0 else len(data) - cut - 1
+            elif self.stalled is None:   # a body of known length, or one ended by the close: as it comes
+                self.parser.feed_data(data)
+            else:   # a chunked body: framing without data counted until the parser gives data (on_body)
+                self.stalled = stalled = self.stalled + len(data)
+                self.parser.feed_data(data)
+                if self.stalled == stalled and stalled > self.links.bounds.chunk_line:   # no data came of it
+                    raise self.framing_too_large()
         except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
-            reply.fail(aiohttp.ClientPayloadError(f"malformed reply from the agent: {exc}"))
+            breach = exc.__context__   # raised by a callback (on_header) and carried by the parser's error
+            if reply.ended:   # bytes after the whole reply (a body longer than its Content-Length): ignored
+                reply.stray()
+            else:
+                reply.fail(breach if isinstance(breach, ReplyTooLarge | FramingTooLarge)
+                           else aiohttp.ClientPayloadError(f"malformed reply from the agent: {exc}"))
             self.close()
+        except (ReplyTooLarge, FramingTooLarge) as exc:
+            reply.fail(exc)
+            self.close()
+
+    def _feed_head(self, reply: StreamReply, data: bytes, bounds: Bounds) -> None:
+        """Feed `data` to the parser within the head's bounds, the lines checked first: the head only up to its
+        bound (the parser keeps a header being read whole: none is fed past it), the rest as the body's."""
+        room = bounds.head - self.taken
+        part = data[:room] if len(data) > room else data
+        start, carry = 0, self.line
+        while True:   # each line of the head's part (the first one goes on from the last read)
+            end = part.find(b"\n", start)
+            length = (len(part) if end < 0 else end) - start + carry
+            if length > bounds.line:
+                raise self.too_large(f"a header line longer than {bounds.line} bytes", "max_agent_line_bytes")
+            if end < 0 or length <= 1:   # the part's end, or the blank line that ends the head
+                break
+            start, carry = end + 1, 0
+        self.taken += len(part)
+        self.parser.feed_data(part)
+        if not reply.status:
+            if part is not data:
+                raise self.too_large(f"a reply head larger than {bounds.head} bytes", "max_agent_head_bytes")
+            self.line = length
+        elif part is not data:
+            self.data_received(data[room:])
+
+    def framing_too_large(self) -> FramingTooLarge:
+        """A chunk-size line or trailers without end, cut at their bound (at most a read past it)."""
+        return FramingTooLarge(f"the agent at {self.origin} sent more than {self.links.bounds.chunk_line} bytes "
+                               "of chunk framing without data: a chunk-size line or trailers without end "
+                               "(limits.max_agent_chunk_line_bytes)")
+
+    @property
+    def origin(self) -> str:
+        return _origin(self.address)
+
+    def too_large(self, what: str, key: str) -> ReplyTooLarge | FramingTooLarge:
+        """The breach of a bound of the head, or of the trailers once the head is in (the body is cut there)."""
+        if self.reply is None or self.reply.in_head():
+            return ReplyTooLarge(f"the agent at {self.origin} sent {what} (limits.{key}); the call is refused")
+        return FramingTooLarge(f"the agent at {self.origin} sent {what} in its trailers (limits.{key})")
 
     def eof_received(self) -> bool:
         """The agent closed its end: so is ours. Before a watched call's reply, the socket is kept a little
@@ -84,25 +275,50 @@ class Link(asyncio.Protocol):
         self.closed = True
         reply = self.reply
         if reply is not None:
-            reply.lost(exc)
+            # (TLS 1.3: an agent refusing the gateway's certificate says so after the handshake, as the reply)
+            reply.lost(tls_failure(exc, self.origin) if isinstance(exc, ssl.SSLError) else
+                       self._refused_certificate() or exc)
         else:
             self.links.forget(self)
+
+    def _refused_certificate(self) -> TlsHandshakeFailed | None:
+        """A new TLS connection closed before any reply by an agent that asked for a client certificate: it
+        refused the gateway's, or its lack of one."""
+        if self.idle_since or self.reply is None or self.reply.status or self.transport is None:
+            return None
+        conn = self.transport.get_extra_info("ssl_object")
+        if conn is None or conn not in _ASKED:
+            return None
+        given = self.links.tls is not None and self.links.tls.chain is not None
+        return TlsHandshakeFailed(
+            f"the agent at {self.origin} asked for a client certificate and closed the connection: " +
+            ("it does not accept the gateway's (upstream.tls.cert_file)" if given else
+             "it wants one it trusts (upstream.tls.cert_file and key_file)"))
 
     # ---- the parser's callbacks, for the reply being read
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if self.reply is not None:
-            self.reply.raw.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
+        reply = self.reply
+        if reply is not None:
+            raw = reply.raw
+            if len(raw) >= self.links.bounds.headers:   # (the lines are checked as they are read)
+                limit = self.links.bounds.headers
+                raise self.too_large(f"more than {limit} header fields", "max_agent_headers")
+            raw.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
 
     def on_headers_complete(self) -> None:
-        if self.reply is not None:
-            self.reply.head_done(self.parser.get_status_code())
+        reply = self.reply
+        if reply is not None and reply.head_done(self.parser.get_status_code()):   # chunked: framing counted
+            self.stalled = 0
 
     def on_body(self, body: bytes) -> None:
+        if self.stalled:
+            self.stalled = 0
         if self.reply is not None:
             self.reply.body(body)
 
     def on_message_complete(self) -> None:
+        self.stalled = None
         if self.reply is not None:
             self.reply.complete(self.parser.should_keep_alive())
 
@@ -160,23 +376,27 @@ class StreamReply:
 
     # ---- what the connection tells it
 
-    def head_done(self, status: int) -> None:
+    def head_done(self, status: int) -> bool:
+        """The head is in: whether its body is chunked."""
         if 100 <= status < 200:   # an interim reply (100 Continue): the real head follows
             self.raw.clear()
-            return
+            return False
         if self.status:   # a second reply on the connection, unasked: ignored, the connection not reused
-            self._broken()
-            return
+            self.stray()
+            return False
         self.status = status
         headers = self.headers = CIMultiDictProxy(CIMultiDict(self.raw))
         self.raw = []
-        self._framed = "Content-Length" in headers or "chunked" in headers.get("Transfer-Encoding", "").lower()
+        # chunked when it is the last coding (else the body runs until the close: RFC 9112, 6.3)
+        chunked = headers.get("Transfer-Encoding", "").rpartition(",")[2].strip().lower() == "chunked"
+        self._framed = chunked or "Content-Length" in headers
         if self._head is not None and not self._head.done():
             self._head.set_result(None)
+        return chunked
 
     def body(self, data: bytes) -> None:
         if self._ended:
-            self._broken()
+            self.stray()
             return
         self._chunks.append(data)
         self._size += len(data)
@@ -188,16 +408,25 @@ class StreamReply:
         if self.status == 0:
             return   # the end of an interim reply
         if self._ended:
-            self._broken()
+            self.stray()
             return
         self._ended, self._kept = True, keep_alive
         self._wake()
 
-    def _broken(self) -> None:
+    def stray(self) -> None:
         """The agent sent more than the one reply asked for: what came is ignored, and the connection, which
         can no longer be read in step, is not used again."""
         self._kept = False
         self.raw = []
+
+    def in_head(self) -> bool:
+        """The reply's head is still being read (an interim 1xx head too)."""
+        return not self.status
+
+    @property
+    def ended(self) -> bool:
+        """The whole reply is in (or the connection is gone)."""
+        return self._ended
 
     def lost(self, exc: Exception | None) -> None:
         """The connection is gone: before the head, the call failed; inside a body of known length (or
@@ -353,8 +582,16 @@ class StreamReply:
 _NO_HEADERS: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict())
 
 
-def _lost_before_head(exc: Exception | None) -> aiohttp.ClientError:
-    """The failure of a call whose connection went before the reply's head, in aiohttp's terms."""
+def _origin(address: tuple[str, str, int]) -> str:
+    """An agent's address as its messages name it: scheme://host:port."""
+    scheme, host, port = address
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+def _lost_before_head(exc: Exception | None) -> Exception:
+    """The failure of a call whose connection went before the reply's head, in aiohttp's terms (TLS's own)."""
+    if isinstance(exc, TlsFailed):
+        return exc
     if isinstance(exc, OSError) and exc.errno is not None:
         return aiohttp.ClientOSError(exc.errno, f"the agent's connection failed: {exc.strerror or exc}")
     return aiohttp.ServerDisconnectedError()
@@ -372,10 +609,13 @@ class Links:
     them, with one timeout for all) costs a dict entry, where a timeout of its own (asyncio.timeout) costs a
     timer, a task lookup and a cancellation scope: about 28,000 instructions, the tenth of a small call."""
 
-    __slots__ = ("_idle", "_loop", "_ssl", "_timer", "_timer_at", "closed", "connect_timeout", "due")
+    __slots__ = ("_idle", "_loop", "_ssl", "_timer", "_timer_at", "bounds", "closed", "connect_timeout", "due",
+                 "tls")
 
-    def __init__(self, connect_timeout: float) -> None:
+    def __init__(self, connect_timeout: float, bounds: Bounds = DEFAULT_BOUNDS, tls: AgentTls | None = None) -> None:
         self.connect_timeout = connect_timeout
+        self.bounds = bounds
+        self.tls = tls   # [upstream.tls] (None: the system's defaults); a reload sets the one re-read
         # the loop, found at the first call (asyncio.get_running_loop costs a getpid() call in CPython 3.11)
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False   # close() was called: the idle connections are closed, new ones still open
@@ -408,6 +648,8 @@ class Links:
         else:
             link = await self._connect(scheme, host, port, loop, due)
         reply = link.reply = StreamReply(link)
+        link.taken = link.line = 0
+        link.stalled = None
         if due is not None:
             self._watch(reply, due)
         transport = link.transport
@@ -464,10 +706,16 @@ class Links:
         context = self._context() if scheme == "https" else None
         address = (scheme, host, port)
         left = self.connect_timeout if due is None else due - time.monotonic()
+        name = None
+        if context is not None:
+            name = self.tls.server_name if self.tls and self.tls.server_name else host
         try:
             async with asyncio.timeout(max(0.0, min(self.connect_timeout, left))):
-                _, link = await loop.create_connection(lambda: Link(self, address, loop), host, port, ssl=context,
-                                                       server_hostname=host if context is not None else None)
+                with _watching_handshake(context) if context is not None else contextlib.nullcontext():
+                    _, link = await loop.create_connection(lambda: Link(self, address, loop), host, port,
+                                                           ssl=context, server_hostname=name)
+        except ssl.SSLError as exc:
+            raise tls_failure(exc, _origin(address)) from None
         except OSError as exc:
             if isinstance(exc, TimeoutError) and left < self.connect_timeout:   # the call's deadline, not the connect's
                 raise TimeoutError("the agent did not answer within the call's deadline") from None
@@ -476,6 +724,8 @@ class Links:
         return link
 
     def _context(self) -> ssl.SSLContext:
+        if self.tls is not None:
+            return self.tls.context
         if self._ssl is None:
             self._ssl = ssl.create_default_context()
         return self._ssl

@@ -22,7 +22,8 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDictProxy
 
-from gateway.config import LimitsSettings, TimeoutSettings, UpstreamSettings
+from gateway.config import LimitsSettings, TimeoutSettings, TlsSettings, UpstreamSettings
+from gateway.config.tls import AgentTls, TlsFileError, agent_tls
 from gateway.core import jsoncodec
 from gateway.core.card import CARD_PATHS, Interface, UpstreamCard, read_upstream_card
 from gateway.core.errors import (
@@ -41,7 +42,7 @@ from gateway.core.verify import Probe, Verified
 from gateway.observability import get_logger, log_notes
 from gateway.shell.agent.health import AgentHealth
 from gateway.shell.agent.link_failures import CLASSES, Failure, classify, timed_out
-from gateway.shell.agent.stream_link import Links, StreamReply
+from gateway.shell.agent.stream_link import DEFAULT_BOUNDS, Bounds, Links, ReplyTooLarge, StreamReply, TlsFailed
 from gateway.shell.agent.verify import Send, verify_card, verify_interface
 
 if TYPE_CHECKING:
@@ -116,13 +117,14 @@ class Pool:
 
     __slots__ = ("free", "key", "links", "name", "size", "wait", "waiters")
 
-    def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float) -> None:
+    def __init__(self, name: str, key: str, size: int, wait: float, connect_timeout: float,
+                 bounds: Bounds = DEFAULT_BOUNDS, tls: AgentTls | None = None) -> None:
         self.name, self.key, self.size, self.wait = name, key, size, wait
         # the slots: a count and the calls waiting in turn (asyncio.Semaphore's rule, without its two
         # coroutine calls and the look over its waiters a free slot costs there)
         self.free = size
         self.waiters: deque[asyncio.Future[None]] = deque()
-        self.links = Links(connect_timeout)
+        self.links = Links(connect_timeout, bounds, tls)
 
     def take(self) -> bool:
         """Take a free slot at once; False when none is, or calls already wait for one (acquire)."""
@@ -192,6 +194,7 @@ class Upstream:
         self.deadlines = Deadlines.of(settings.timeout)
         self.limits = limits
         self.max_body_bytes = limits.max_body_bytes
+        self.tls = _agent_tls(settings.tls)
         self._unary: Pool | None = None
         self._streams: Pool | None = None
         self._retired: list[Pool] = []  # replaced by reconfigure(), closed by their owner
@@ -245,9 +248,11 @@ class Upstream:
         t, limits = self.deadlines, self.limits
         # no per-read timer: unary calls are bounded by one asyncio.timeout(total_unary), streams by
         # first_byte until their head, then by the relay
-        return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, t.connect),
+        bounds = Bounds.of(limits)
+        return (Pool("unary", "limits.max_connections", limits.max_connections, limits.pool_wait_seconds, t.connect,
+                     bounds, self.tls),
                 Pool("stream", "limits.max_stream_connections", limits.max_stream_connections,
-                     limits.pool_wait_seconds, t.connect))
+                     limits.pool_wait_seconds, t.connect, bounds, self.tls))
 
     @property
     def channels(self) -> Channels:
@@ -255,7 +260,7 @@ class Upstream:
         if self._channels is None:
             from gateway.shell.agent.channels import Channels
 
-            self._channels = Channels(self.limits.max_body_bytes)
+            self._channels = Channels(self.limits.max_body_bytes, self.tls)
         return self._channels
 
     async def close(self) -> None:
@@ -281,8 +286,11 @@ class Upstream:
             self.verified = []
             self.health.reset()   # (its checks end on their own once cancelled)
         self._wake.set()
-        pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds)
-        new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds)
+        self.reload_tls()
+        pools = (old_limits.max_connections, old_limits.max_stream_connections, old_limits.pool_wait_seconds,
+                 Bounds.of(old_limits))
+        new_pools = (limits.max_connections, limits.max_stream_connections, limits.pool_wait_seconds,
+                     Bounds.of(limits))
         if self._unary is None or self._streams is None or (old.url, old_deadlines, pools) == (
                 settings.url, self.deadlines, new_pools):
             return []
@@ -290,6 +298,24 @@ class Upstream:
         self._unary, self._streams = self._new_pools()
         self._retired.extend(retired)
         return retired
+
+    def reload_tls(self) -> None:
+        """[upstream.tls] read again (SIGHUP: rotated certificates) for new connections and gRPC channels;
+        files that no longer load leave the running ones in force (logged)."""
+        try:
+            tls = _agent_tls(self.settings.tls)
+        except TlsFileError as exc:
+            log.error("upstream_tls_reload_failed", key=f"upstream.tls.{exc.key}", error=str(exc),
+                      detail="keeping the certificates in force")
+            return
+        if tls is not None or self.tls is not None:
+            self.health.reset()   # new certificates: an agent down for TLS is tried again at once
+        self.tls = tls
+        for pool in (self._unary, self._streams):
+            if pool is not None:
+                pool.links.tls = tls
+        if self._channels is not None:
+            self._channels.use_tls(tls)
 
     async def close_retired(self, pool: Pool) -> None:
         if pool in self._retired:
@@ -544,13 +570,17 @@ class Upstream:
 
     def _failure(self, failure: Failure) -> UpstreamUnavailable:
         """The caller's error for a call that failed so, counted; the agent's health told."""
+        self._count(failure)
+        if failure.cls.kind == "timeout":
+            return UpstreamTimeout(failure.message)
+        return UpstreamUnavailable(failure.message)
+
+    def _count(self, failure: Failure) -> None:
+        """A failed call counted by its class, and the agent's health told."""
         self._error(failure.cls.kind)
         if self.metrics is not None:
             self.metrics.upstream_failure(failure.cls.name)
         self.health.failed(failure)
-        if failure.cls.kind == "timeout":
-            return UpstreamTimeout(failure.message)
-        return UpstreamUnavailable(failure.message)
 
     def _failed_at_once(self) -> None:
         if self.metrics is not None:
@@ -568,7 +598,7 @@ class Upstream:
                                     time.monotonic() + 2 * self.deadlines.connect)
         except TimeoutError:
             return None   # it took the connection: it is there, if slow
-        except aiohttp.ClientError as exc:
+        except (aiohttp.ClientError, TlsFailed) as exc:
             return classify(exc, target)
         reply.close()
         return None
@@ -600,6 +630,10 @@ class Upstream:
                     _unwatch(watch, token)
                     raise self._failure(failure) from None
                 reason = failure.cls.name
+            except (TlsFailed, ReplyTooLarge) as exc:   # the link's own failures, in its words: never retried
+                _unwatch(watch, token)
+                self._count(classify(exc, url))
+                raise
             except BaseException:
                 _unwatch(watch, token)
                 raise
@@ -640,6 +674,20 @@ def _unwatch(watch: list[int], token: contextvars.Token[list[int] | None]) -> No
     for fd in watch:
         os.close(fd)
     _WATCH.reset(token)
+
+
+
+
+def _agent_tls(settings: TlsSettings) -> AgentTls | None:
+    """The agent's TLS as [upstream.tls] says, its files read now (None: unset, the system's defaults); an
+    `insecure` one is warned of each time."""
+    if not settings.configured:
+        return None
+    tls = agent_tls(settings)
+    if tls.insecure:
+        log.warning("upstream_tls_insecure", detail="upstream.tls.insecure: the agent's certificate is not "
+                    "verified; anyone on the path can pose as the agent (development only)")
+    return tls
 
 
 def rest_bytes_of_server(server: str | None) -> RestBytes | None:

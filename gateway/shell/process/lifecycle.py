@@ -450,6 +450,7 @@ class Lifecycle:
                                                      quirks=route.settings.quirks,
                                                      migration=route.settings.migration, routes=())
                 route.generation += 1
+                route.upstream.reload_tls()   # its [upstream.tls] files read again (rotated certificates)
             return
         for pool in self.upstream.reconfigure(new.upstream, new.limits):
             self.retire(pool)

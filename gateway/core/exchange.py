@@ -27,6 +27,7 @@ from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.stream import Frames, HubFrames, HubItem, StreamRelay, sse_relay
+from gateway.core.timestamps import repair_statuses
 from gateway.core.translate import translate
 from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
 from gateway.core.types import Binding, Dialect, JsonObj, Version
@@ -348,6 +349,8 @@ class Exchange:
             return self._page(result)
         if op.card_result:
             return self._card(result)
+        if self.dst is Dialect.V10:  # the hub as the agent wrote it: its timestamps repaired first
+            repair_statuses(result, self.cx, "$.result")
         if self.sealer is not None and op.push_results:
             hub = translate(op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             hub = self._unseal(hub)

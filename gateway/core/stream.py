@@ -22,6 +22,7 @@ from gateway.core.errors import (
 )
 from gateway.core.notes import Cx
 from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
+from gateway.core.timestamps import repair_statuses
 from gateway.core.translate import translate
 from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error, rest_error_from_http
 
@@ -484,8 +485,11 @@ class StreamRelay(Generic[F, Out]):
 
     def _decide(self, raw: Any, at: str, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
-        hub = raw if self.upstream is V10 else translate(
-            "stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
+        if self.upstream is V10:  # the hub as it is, its timestamps repaired (a v0.3 agent's by the translation)
+            repair_statuses(raw, self.cx, at)
+            hub = raw
+        else:
+            hub = translate("stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)
         if member == "task" and self.history_length is not None:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")

@@ -24,6 +24,7 @@ from gateway.core.notes import Cx, RestBytes
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import encode_data
 from gateway.core.stream import ERROR_EVENT, SseFrames
+from gateway.core.timestamps import RepairingStream, habit_of, repair_body
 from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
@@ -296,10 +297,18 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         dialect = DIALECTS[(iface.version, iface.binding)]
         frames = SseFrames(dialect, iface.binding, call.rpc_id, Cx(ctx.notes, ctx.settings.quirks),
                            ctx.settings.quirks.rest_v03_status_table)
-        relay = CheckedStream(frames, dialect=dialect, binding=iface.binding,
-                              max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
+        relay: Relay = CheckedStream(frames, dialect=dialect, binding=iface.binding,
+                                     max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
+        habit = ctx.upstream.timestamp_habit.get(iface.url)
+        if habit is not False:  # an agent whose timestamps need repair, or one not known yet
+            relay = repairing = RepairingStream(relay, jsonrpc=iface.binding is Binding.JSONRPC, cx=frames.cx,
+                                                habit=habit)
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
-        ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
+        try:
+            ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
+        finally:
+            if habit is None and repairing.habit is not None:
+                ctx.upstream.timestamp_habit.setdefault(iface.url, repairing.habit)
         ctx.outcome = "stream"
         ctx.fields["events"] = relay.events_out
         return stream
@@ -376,8 +385,16 @@ def _grpc_headers(metadata: Any, client: Version) -> CIMultiDict[str]:
 
 
 def _relayed(ctx: Context, iface: Interface, status: int, headers: AnyHeaders, body: bytes) -> web.Response:
-    """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay."""
+    """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay; its status
+    timestamps repaired when the interface has that habit (learned from its first reply showing one)."""
     content_type = relayed_reply(iface.binding, status, headers, body)
+    habits = ctx.upstream.timestamp_habit
+    if status < 300 and habits.get(iface.url) is not False:
+        found = habit_of(body)
+        if found is not None:
+            habits.setdefault(iface.url, found)
+        if found:
+            body = repair_body(body, iface.binding is Binding.JSONRPC, Cx(ctx.notes))
     ctx.outcome = "ok" if status < 400 else "error"
     return body_response(status, body, content_type, client_response_headers(headers, iface.version))
 

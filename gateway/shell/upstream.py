@@ -187,6 +187,9 @@ class Upstream:
         self.rest_bytes: dict[str, RestBytes] = {}
         # …and the one its server software suggests before any reply showed it (the card's Server header)
         self.rest_bytes_guess: RestBytes | None = None
+        # whether each interface (by URL) writes status timestamps that readers refuse (core.timestamps'
+        # habit_of), learned from its first reply holding one: its same-version replies are then repaired
+        self.timestamp_habit: dict[str, bool] = {}
         # the quirks in force with their "auto" choices made for this agent (Quirks.for_agent), by the
         # quirks object they were made from: a reload brings a new one
         self._agent_quirks: tuple[Quirks, Quirks] | None = None

@@ -253,3 +253,66 @@ async def test_idle_stream_gets_keepalives(fake_agent_factory, gateway_factory) 
         while b": keep-alive" not in seen:
             seen += await resp.content.readany()
     resp.close()
+
+
+NAIVE, FIXED = "2025-04-02T16:59:25.331844", "2025-04-02T16:59:25.331844Z"  # fasta2a's datetime.now().isoformat()
+
+
+def _naive_task(state: str, stamp: str = NAIVE) -> dict[str, Any]:
+    return {"id": "t1", "contextId": "c1", "status": {"state": state, "timestamp": stamp}}
+
+
+async def test_timestamps_without_offset_are_repaired_for_every_caller(fake_agent_factory, gateway_factory) -> None:
+    """A v1.0 agent writing `datetime.now().isoformat()` (fasta2a): every caller gets RFC 3339 in UTC, the
+    same-version one too once the first reply showed the habit; a2a-sdk 1.x refuses the naive form."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("GetTask", _naive_task("TASK_STATE_WORKING"))
+    fake.reply_json("SendMessage", {"task": _naive_task("TASK_STATE_COMPLETED", "2025-04-02 16:59:25")})
+    fake.reply_sse("SendStreamingMessage", [
+        {"task": _naive_task("TASK_STATE_SUBMITTED")},
+        {"statusUpdate": {"taskId": "t1", "contextId": "c1",
+                          "status": {"state": "TASK_STATE_COMPLETED", "timestamp": NAIVE}}}])
+    client = await gateway_factory(fake.url)
+    get = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t1"}}
+    # same version and binding: the first reply shows the habit and is repaired, and so are the later ones
+    for _ in range(2):
+        _, body, _ = await _post(client, get, **{"A2A-Version": "1.0"})
+        assert body["result"]["status"]["timestamp"] == FIXED
+    _, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})
+    assert body["result"]["task"]["status"]["timestamp"] == "2025-04-02T16:59:25Z"
+    resp = await client.post("/", data=jsoncodec.dumpb({**V10_SEND, "method": "SendStreamingMessage"}),
+                             headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+    events = await _events(resp)
+    assert [e["result"][m]["status"]["timestamp"] for e, m in zip(events, ("task", "statusUpdate"),
+                                                                   strict=True)] == [FIXED, FIXED]
+    # translated: a v0.3 JSON-RPC caller, a v1.0 HTTP+JSON caller
+    _, body, _ = await _post(client, {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": "t1"}})
+    assert body["result"]["status"]["timestamp"] == FIXED
+    resp = await client.get("/tasks/t1", headers={"A2A-Version": "1.0"})
+    assert (await resp.json())["status"]["timestamp"] == FIXED
+    resp = await client.post("/message:stream", json={"message": V10_SEND["params"]["message"]},
+                             headers={"A2A-Version": "1.0"})
+    assert [e["statusUpdate" if "statusUpdate" in e else "task"]["status"]["timestamp"]
+            for e in await _events(resp)] == [FIXED, FIXED]
+
+
+async def test_an_honest_agents_timestamps_keep_the_byte_pass_through(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    raw = (b'{"jsonrpc":"2.0", "id":1,"result":{"id":"t1","contextId":"c1","status":'
+           b'{"state":"TASK_STATE_WORKING","timestamp":"2025-04-02T18:59:25.5+02:00"}}}')
+    fake.reply_json("GetTask", raw=raw)
+    events = [b'data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","contextId":"c1","status":'
+              b'{"state":"TASK_STATE_SUBMITTED","timestamp":"2025-04-02T16:59:25Z"}}}}\n\n',
+              b'data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t1","contextId":"c1","status":'
+              b'{"state":"TASK_STATE_COMPLETED","timestamp":"2025-04-02T16:59:26.000001Z"}}}}\n\n']
+    fake.reply_sse("SendStreamingMessage", list(events))
+    client = await gateway_factory(fake.url)
+    get = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t1"}}
+    for _ in range(2):
+        resp = await client.post("/", data=jsoncodec.dumpb(get),
+                                 headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+        assert await resp.read() == raw
+    for _ in range(2):  # learned honest from the unary reply: the stream is relayed unparsed
+        resp = await client.post("/", data=jsoncodec.dumpb({**V10_SEND, "id": 1, "method": "SendStreamingMessage"}),
+                                 headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+        assert await resp.read() == b"".join(events)

@@ -11,6 +11,7 @@ from typing import Any, Final
 from gateway.core import jsoncodec
 from gateway.core.errors import GatewayError, TranslationError
 from gateway.core.notes import Cx
+from gateway.core.sse import RewrittenStream, map_data_lines
 from gateway.core.types import JsonObj
 
 __all__ = ["ACCEPTED", "CANONICAL", "RepairingStream", "canonical", "habit_of", "repair", "repair_body",
@@ -28,7 +29,6 @@ _NANO_DIGITS: Final = 9
 _MEMBER: Final = b'"timestamp"'
 _MEMBER_VALUE: Final = re.compile(rb'"timestamp"\s*:\s*"([^"]*)"')
 _ACCEPTED_BYTES: Final = re.compile(ACCEPTED.pattern.encode())
-_DATA: Final = b"data:"
 
 
 def canonical(value: str, cx: Cx, at: str) -> str:
@@ -134,43 +134,19 @@ def repair_body(data: bytes, jsonrpc: bool, cx: Cx, at: str = "$") -> bytes:
     return jsoncodec.dumpb(value) if repair_statuses(payload, cx, at) else data
 
 
-class RepairingStream:
-    """A same-version stream's checker (core.passthrough.CheckedStream, or any relay of whole events) whose
-    output has its status timestamps repaired: each `data:` line naming a `"timestamp"` that a reader refuses
-    is parsed, repaired and written again (an event whose data spans several lines is left as it is). `habit`
-    is what the stream showed of the agent (habit_of), for the shell to remember per interface."""
+class RepairingStream(RewrittenStream):
+    """A same-version stream's relay (core.passthrough.CheckedStream) whose output has its status timestamps
+    repaired: each `data:` line naming a `"timestamp"` that a reader refuses is parsed, repaired and written
+    again. `habit` is what the stream showed of the agent (habit_of), for the shell to remember per
+    interface; once known honest, its bytes are not looked at."""
 
-    __slots__ = ("_inner", "_jsonrpc", "cx", "habit")
+    __slots__ = ("_jsonrpc", "cx", "habit")
 
     def __init__(self, inner: Any, *, jsonrpc: bool, cx: Cx, habit: bool | None = None) -> None:
-        self._inner = inner
+        super().__init__(inner, self._repaired)
         self._jsonrpc = jsonrpc
         self.cx = cx
         self.habit = habit
-
-    @property
-    def done(self) -> bool:
-        return bool(self._inner.done)
-
-    @property
-    def holding(self) -> bool:
-        return bool(self._inner.holding)
-
-    @property
-    def events_out(self) -> int:
-        return int(self._inner.events_out)
-
-    def feed(self, chunk: bytes) -> bytes:
-        return self._repaired(self._inner.feed(chunk))
-
-    def close(self) -> bytes:
-        return self._repaired(self._inner.close())
-
-    def release(self) -> bytes:
-        return self._repaired(self._inner.release())
-
-    def fail(self, error: GatewayError) -> bytes:
-        return bytes(self._inner.fail(error))  # the gateway's own error event: no timestamp
 
     def _repaired(self, out: bytes) -> bytes:
         if self.habit is False or not out:  # an honest agent: its bytes as they are
@@ -179,14 +155,9 @@ class RepairingStream:
         if found is None or (found is False and self.habit is not None):
             return out
         self.habit = found
-        if not found:
-            return out
-        lines = out.split(b"\n")
-        for i, line in enumerate(lines):
-            if line.startswith(_DATA) and line.find(_MEMBER) >= 0:
-                cr = line.endswith(b"\r")
-                data = line[len(_DATA):-1 if cr else None]
-                fixed = repair_body(data, self._jsonrpc, self.cx, f"$[{self.events_out}]")
-                if fixed is not data:
-                    lines[i] = b"data: " + fixed + (b"\r" if cr else b"")
-        return b"\n".join(lines)
+        return map_data_lines(out, self._line) if found else out
+
+    def _line(self, data: bytes) -> bytes:
+        if data.find(_MEMBER) < 0:
+            return data
+        return repair_body(data, self._jsonrpc, self.cx, f"$[{self.events_out}]")

@@ -20,9 +20,10 @@ from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
+from gateway.core.mixed import reply_frames
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.passthrough import CheckedStream
-from gateway.core.sse import encode_data
+from gateway.core.sse import RewrittenStream, encode_data
 from gateway.core.stream import ERROR_EVENT, SseFrames
 from gateway.core.timestamps import RepairingStream, habit_of, repair_body
 from gateway.core.types import Binding, Version
@@ -41,13 +42,15 @@ from gateway.shell.urls import grpc_target, public_base
 if TYPE_CHECKING:
     from gateway.shell.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
-__all__ = ["PROTO_BYTES", "Raw", "forward", "rest_bytes_of_client", "upstream_headers"]
+__all__ = ["MIXED", "PROTO_BYTES", "Raw", "forward", "rest_bytes_of_client", "upstream_headers"]
 
 JSON = "application/json"
 REST_CONTENT_TYPE = {Version.V03: JSON, Version.V10: "application/a2a+json"}
 # the v0.3 bindings whose file bytes are a proto `bytes` field, which a2a-sdk for Python fills with the
 # base64 text itself (double base64 in ProtoJSON): the convention each such agent uses is learned
 PROTO_BYTES = frozenset({Binding.REST, Binding.GRPC})
+# the exchange field a mixed-dialect caller's door sets (True: its replies are written in v0.3's enum spellings)
+MIXED = "mixed_dialect"
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +266,8 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: StreamReply, relay: Relay) -> int:
+    if ctx.fields.get(MIXED):  # a mixed-dialect caller reading v0.3's enum spellings (doors.jsonrpc)
+        relay = RewrittenStream(relay, reply_frames)
     written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
                          lifecycle=ctx.lifecycle, idle_timeout=ctx.settings.upstream.timeout.idle_stream)
     await stream.write_eof()

@@ -316,3 +316,64 @@ async def test_an_honest_agents_timestamps_keep_the_byte_pass_through(fake_agent
         resp = await client.post("/", data=jsoncodec.dumpb({**V10_SEND, "id": 1, "method": "SendStreamingMessage"}),
                                  headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
         assert await resp.read() == b"".join(events)
+
+
+# fasta2a's client: v0.3 method names, v1.0-shaped message (no `kind`; a file part {raw, filename, mediaType}),
+# v0.3 enum spellings; it reads v1.0-shaped results ({task: …}, parts without kind) in those spellings
+MIXED_SEND = {"jsonrpc": "2.0", "id": "r1", "method": "message/send", "params": {"message": {
+    "role": "user", "messageId": "m1", "parts": [{"text": "hi"}, {"raw": "aGk=", "filename": "a.txt",
+                                                                   "mediaType": "text/plain"}]}}}
+V10_ECHO = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+            "artifacts": [{"artifactId": "a", "parts": [{"raw": "aGk=", "filename": "a.txt",
+                                                         "mediaType": "text/plain"}]}],
+            "history": [{"role": "ROLE_AGENT", "messageId": "x", "parts": [{"text": "hi"}]}]}
+MIXED_ECHO = {"id": "t1", "contextId": "c1", "status": {"state": "completed"},
+              "artifacts": [{"artifactId": "a", "parts": [{"raw": "aGk=", "filename": "a.txt",
+                                                           "mediaType": "text/plain"}]}],
+              "history": [{"role": "agent", "messageId": "x", "parts": [{"text": "hi"}]}]}
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+async def test_a_mixed_dialect_caller_is_answered_in_its_shapes(fake_agent_factory, gateway_factory,
+                                                                version: str) -> None:
+    fake = await fake_agent_factory(version)
+    if version == "1.0":
+        fake.reply_json("SendMessage", {"task": V10_ECHO})
+        fake.reply_sse("SendStreamingMessage", [{"task": {**V10_ECHO, "status": {"state": "TASK_STATE_WORKING"}}},
+                                                {"statusUpdate": {"taskId": "t1", "contextId": "c1",
+                                                                  "status": {"state": "TASK_STATE_COMPLETED"}}}])
+    else:
+        v03 = {"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "completed"},
+               "artifacts": [{"artifactId": "a", "parts": [{"kind": "file", "file": {
+                   "bytes": "aGk=", "name": "a.txt", "mimeType": "text/plain"}}]}],
+               "history": [{"kind": "message", "role": "agent", "messageId": "x",
+                            "parts": [{"kind": "text", "text": "hi"}]}]}
+        fake.reply_json("message/send", v03)
+        fake.reply_sse("message/stream", [{**v03, "status": {"state": "working"}},
+                                          {"kind": "status-update", "taskId": "t1", "contextId": "c1",
+                                           "status": {"state": "completed"}, "final": True}])
+    client = await gateway_factory(fake.url)
+    status, body, _ = await _post(client, MIXED_SEND)
+    assert status == 200 and body == {"jsonrpc": "2.0", "id": "r1", "result": {"task": MIXED_ECHO}}
+    resp = await client.post("/", data=jsoncodec.dumpb({**MIXED_SEND, "method": "message/stream"}),
+                             headers={"Content-Type": "application/json"})
+    events = [e["result"] for e in await _events(resp)]
+    assert events[0]["task"]["status"] == {"state": "working"}
+    assert events[-1]["statusUpdate"]["status"] == {"state": "completed"}
+    sent = fake.calls("SendMessage" if version == "1.0" else "message/send")[0].body
+    if version == "1.0":  # a v1.0 call: passed through to a v1.0 agent
+        assert sent["method"] == "SendMessage" and sent["params"]["message"]["role"] == "ROLE_USER"
+        assert sent["params"]["message"]["parts"][1] == MIXED_SEND["params"]["message"]["parts"][1]
+    else:
+        assert sent["method"] == "message/send"
+        assert sent["params"]["message"]["parts"][1] == {"kind": "file", "file": {
+            "bytes": "aGk=", "name": "a.txt", "mimeType": "text/plain"}}
+
+
+async def test_a_v03_caller_keeps_its_v03_answer(fake_agent_factory, gateway_factory) -> None:
+    """The shapes decide: a message with `kind` is v0.3, answered in v0.3 shapes as before."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": V10_TASK})
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, V03_SEND)
+    assert body["result"] == V03_TASK

@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 import peer_common as common
+import pydantic
 from fasta2a.client import A2AClient, UnexpectedResponseError
 from fasta2a.schema import Message, Part
 
@@ -27,16 +28,20 @@ class ScenarioError(Exception):
 def map_error(exc: BaseException) -> dict[str, Any] | None:
     if isinstance(exc, ScenarioError):
         return {"type": "JSONRPCError", "code": exc.error.get("code"), "message": exc.error.get("message")}
+    if isinstance(exc, pydantic.ValidationError):  # an answer fasta2a's client cannot read
+        return {"type": "ValidationError", "code": None, "message": str(exc).splitlines()[0]}
     if isinstance(exc, UnexpectedResponseError):
         return {"type": "UnexpectedResponseError", "code": None, "message": exc.content,
                 "http_status": exc.status_code}
     return None
 
 
-def _message(*parts: Part, context_id: str | None = None) -> Message:
+def _message(*parts: Part, context_id: str | None = None, task_id: str | None = None) -> Message:
     message = Message(role="user", parts=list(parts), message_id=str(uuid.uuid4()))
     if context_id:
         message["context_id"] = context_id
+    if task_id:
+        message["task_id"] = task_id
     return message
 
 
@@ -112,7 +117,7 @@ async def stream(peer: Peer) -> dict[str, Any]:
 
 async def ask_continue(peer: Peer) -> dict[str, Any]:
     first = await peer.send(_message(Part(text="ask")))
-    final = await peer.send(_message(Part(text="answer 42"), context_id=first["context_id"]))
+    final = await peer.send(_message(Part(text="answer 42"), context_id=first["context_id"], task_id=first["id"]))
     return {"first": _summary(first), "final": _summary(final),
             "same_context": final["context_id"] == first["context_id"]}
 

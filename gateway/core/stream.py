@@ -22,7 +22,7 @@ from gateway.core.errors import (
 )
 from gateway.core.notes import Cx
 from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
-from gateway.core.timestamps import repair_statuses
+from gateway.core.timestamps import repair_status
 from gateway.core.translate import translate
 from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error, rest_error_from_http
 
@@ -485,15 +485,15 @@ class StreamRelay(Generic[F, Out]):
 
     def _decide(self, raw: Any, at: str, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
-        if self.upstream is V10:  # the hub as it is, its timestamps repaired (a v0.3 agent's by the translation)
-            repair_statuses(raw, self.cx, at)
-            hub = raw
-        else:
-            hub = translate("stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
+        hub = raw if self.upstream is V10 else translate(
+            "stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)
         if member == "task" and self.history_length is not None:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")
-        state = state_of(payload) if member in ("task", "statusUpdate") else None
+        has_status = member in ("task", "statusUpdate")
+        if has_status and self.upstream is V10:  # its timestamp repaired (a v0.3 agent's by the translation)
+            repair_status(payload, self.cx, at, f".{member}")
+        state = state_of(payload) if has_status else None
         if self.track and state is not None:
             self.tracked[str(payload.get("id" if member == "task" else "taskId", ""))] = hub
         ends = state in dialects.TERMINAL_V10 or (first and member == "message")

@@ -4,7 +4,6 @@ the repair of what agents write instead, and the byte test that tells an agent w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -15,7 +14,7 @@ from gateway.core.sse import RewrittenStream, map_data_lines
 from gateway.core.types import JsonObj
 
 __all__ = ["ACCEPTED", "CANONICAL", "RepairingStream", "canonical", "habit_of", "repair", "repair_body",
-           "repair_statuses"]
+           "repair_status", "repair_statuses"]
 
 # what every reader takes as it is: RFC 3339 with `T`, 0–9 fraction digits (ProtoJSON's nanoseconds), an offset
 ACCEPTED: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)")
@@ -29,6 +28,7 @@ _NANO_DIGITS: Final = 9
 _MEMBER: Final = b'"timestamp"'
 _MEMBER_VALUE: Final = re.compile(rb'"timestamp"\s*:\s*"([^"]*)"')
 _ACCEPTED_BYTES: Final = re.compile(ACCEPTED.pattern.encode())
+_accepted: Final = ACCEPTED.fullmatch
 
 
 def canonical(value: str, cx: Cx, at: str) -> str:
@@ -75,34 +75,39 @@ def repair(value: str, cx: Cx, at: str) -> str:
         return value
 
 
-def _holders(value: Any, at: str) -> Iterator[tuple[JsonObj, str]]:
-    """The objects of an A2A result or stream item that may hold a TaskStatus (any dialect): the item itself
-    (a Task, a v0.3 JSON-RPC status update), its `task` or `statusUpdate` member, ListTasks' `tasks`."""
-    if type(value) is not dict:
-        return
-    yield value, at
-    for key in ("task", "statusUpdate"):
-        inner = value.get(key)
-        if type(inner) is dict:
-            yield inner, f"{at}.{key}"
-    tasks = value.get("tasks")
-    if type(tasks) is list:
-        for i, task in enumerate(tasks):
-            if type(task) is dict:
-                yield task, f"{at}.tasks[{i}]"
+_HOLDERS: Final = ("task", "statusUpdate")  # an item's members that may hold a TaskStatus (the item too)
+
+
+def repair_status(holder: JsonObj, cx: Cx, at: str, where: str = "") -> bool:
+    """Repair, in place, the status timestamp of `holder` (a Task or status update) if a reader would refuse
+    it; whether it was (its path: `at` + `where`, joined only then)."""
+    status = holder.get("status")
+    if status.__class__ is not dict:
+        return False
+    stamp = status.get("timestamp")
+    if stamp.__class__ is not str or _accepted(stamp):
+        return False
+    fixed = repair(stamp, cx, f"{at}{where}.status.timestamp")
+    status["timestamp"] = fixed
+    return fixed is not stamp
 
 
 def repair_statuses(value: Any, cx: Cx, at: str = "$") -> bool:
-    """Repair, in place, every status timestamp of `value` (an agent's result or stream item, freshly read)
-    that a reader would refuse; whether one was."""
-    changed = False
-    for holder, where in _holders(value, at):
-        status = holder.get("status")
-        stamp = status.get("timestamp") if type(status) is dict else None
-        if type(stamp) is str and not ACCEPTED.fullmatch(stamp):
-            fixed = repair(stamp, cx, f"{where}.status.timestamp")
-            if fixed is not stamp:
-                status["timestamp"] = fixed  # type: ignore[index]
+    """Repair, in place, every status timestamp of `value` (an agent's result or stream item of any dialect,
+    freshly read) that a reader would refuse: the item's own (a Task, a v0.3 JSON-RPC status update), its
+    `task`'s or `statusUpdate`'s, ListTasks' `tasks`'. Whether one was. (On every translated item from a v1.0
+    agent: a few lookups when there is nothing to repair.)"""
+    if value.__class__ is not dict:
+        return False
+    changed = repair_status(value, cx, at, "")
+    for key in _HOLDERS:
+        inner = value.get(key)
+        if inner.__class__ is dict and repair_status(inner, cx, at, f".{key}"):
+            changed = True
+    tasks = value.get("tasks")
+    if tasks.__class__ is list:
+        for i, task in enumerate(tasks):
+            if task.__class__ is dict and repair_status(task, cx, at, f".tasks[{i}]"):
                 changed = True
     return changed
 

@@ -286,6 +286,11 @@ class RewrittenStream:
         self.rewrite = rewrite
 
     @property
+    def inner(self) -> Any:
+        """The relay whose output is rewritten (the shell counts a pass-through's stream as one)."""
+        return self._inner
+
+    @property
     def done(self) -> bool:
         return bool(self._inner.done)
 

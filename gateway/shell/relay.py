@@ -16,7 +16,7 @@ from aiohttp import web
 
 from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.passthrough import CheckedStream
-from gateway.core.sse import SseComment, encode
+from gateway.core.sse import RewrittenStream, SseComment, encode
 from gateway.observability import get_logger
 from gateway.shell.callers import StreamBudget
 from gateway.shell.lifecycle import Drained, Lifecycle, StreamHandle
@@ -69,7 +69,8 @@ def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
     upstream.forget_headers()   # passed on with the stream's head: not kept while it is open
     handle = None
     if lifecycle is not None:
-        mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
+        checker = relay.inner if isinstance(relay, RewrittenStream) else relay   # its output rewritten, or not
+        mode = "passthrough" if isinstance(checker, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode, budget)
     return _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,
                  keepalive=keepalive, hold_seconds=hold_seconds).run()

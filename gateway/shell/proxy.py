@@ -180,6 +180,8 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
+        if exchange.spoke_v03 or (exchange.relay is not None and exchange.relay.spoke_v03):
+            ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped items behind a 1.0 card (langgraph-api)
 
 
 def _url(iface: Interface, path: str) -> str:
@@ -302,8 +304,9 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         dialect = DIALECTS[(iface.version, iface.binding)]
         frames = SseFrames(dialect, iface.binding, call.rpc_id, Cx(ctx.notes, ctx.settings.quirks),
                            ctx.settings.quirks.rest_v03_status_table)
-        relay: Relay = CheckedStream(frames, dialect=dialect, binding=iface.binding,
-                                     max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
+        relay: Relay
+        relay = checked = CheckedStream(frames, dialect=dialect, binding=iface.binding,
+                                        max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
         habit = ctx.upstream.timestamp_habit.get(iface.url)
         if habit is not False:  # an agent whose timestamps need repair, or one not known yet
             relay = repairing = RepairingStream(relay, jsonrpc=iface.binding is Binding.JSONRPC, cx=frames.cx,
@@ -314,6 +317,8 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         finally:
             if habit is None and repairing.habit is not None:
                 ctx.upstream.timestamp_habit.setdefault(iface.url, repairing.habit)
+            if checked.spoke_v03:
+                ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped events behind a 1.0 card (langgraph-api)
         ctx.outcome = "stream"
         ctx.fields["events"] = relay.events_out
         return stream

@@ -377,3 +377,61 @@ async def test_a_v03_caller_keeps_its_v03_answer(fake_agent_factory, gateway_fac
     client = await gateway_factory(fake.url)
     _, body, _ = await _post(client, V03_SEND)
     assert body["result"] == V03_TASK
+
+
+# langgraph-api: a 1.0 card, v1.0 method names accepted, but only v0.3-shaped parts read and v0.3-shaped
+# events written after the first (flat `kind: status-update`); its v0.3 aliases are v0.3 throughout
+LANGGRAPH_V10_NAMES = [{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+                       {"kind": "status-update", "taskId": "t1", "contextId": "c1", "status": {"state": "completed"},
+                        "final": True}]
+LANGGRAPH_V03_NAMES = [{"kind": "task", "id": "t2", "contextId": "c1", "status": {"state": "working"}},
+                       {"kind": "status-update", "taskId": "t2", "contextId": "c1", "status": {"state": "completed"},
+                        "final": True}]
+
+
+async def test_an_agent_whose_card_says_10_but_whose_items_are_v03_is_learned(fake_agent_factory,
+                                                                               gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", LANGGRAPH_V10_NAMES)
+    fake.reply_sse("message/stream", LANGGRAPH_V03_NAMES)
+    client = await gateway_factory(fake.url)
+    # the first call (a v0.3 caller, translated): its v0.3 item is read as one, noted, and learned
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM), headers={"Content-Type": "application/json"})
+    events = [e["result"] for e in await _events(resp)]
+    assert [(e["kind"], e["status"]["state"], e.get("final")) for e in events] == [
+        ("task", "working", None), ("status-update", "completed", True)]
+    assert len(fake.calls("SendStreamingMessage")) == 1
+    # from then on the interface is spoken to in v0.3: a v0.3 caller passes through, a v1.0 one is translated
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM), headers={"Content-Type": "application/json"})
+    assert [e["result"]["kind"] for e in await _events(resp)] == ["task", "status-update"]
+    resp = await client.post("/message:stream", json={"message": {**V10_SEND["params"]["message"], "parts": [
+        {"raw": "aGk=", "mediaType": "text/plain"}]}}, headers={"A2A-Version": "1.0"})
+    assert [next(iter(e)) for e in await _events(resp)] == ["task", "statusUpdate"]
+    _, second = fake.calls("message/stream")
+    assert second.params["message"]["parts"] == [{"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain"}}]
+    assert len(fake.calls("SendStreamingMessage")) == 1
+
+
+async def test_a_pass_through_stream_teaches_it_too(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", LANGGRAPH_V10_NAMES)
+    fake.reply_sse("message/stream", LANGGRAPH_V03_NAMES)
+    client = await gateway_factory(fake.url)
+    v10_stream = jsoncodec.dumpb({**V10_SEND, "method": "SendStreamingMessage"})
+    headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+    await (await client.post("/", data=v10_stream, headers=headers)).read()  # relayed as it came, once
+    resp = await client.post("/", data=v10_stream, headers=headers)
+    assert [next(iter(e["result"])) for e in await _events(resp)] == ["task", "statusUpdate"]
+    assert len(fake.calls("SendStreamingMessage")) == 1 and len(fake.calls("message/stream")) == 1
+
+
+async def test_a_v03_unary_result_behind_a_10_card_is_read_and_learned(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", LANGGRAPH_V03_NAMES[0])
+    fake.reply_json("message/send", LANGGRAPH_V03_NAMES[0])
+    client = await gateway_factory(fake.url)
+    for _ in range(2):
+        resp = await client.post("/message:send", json={"message": V10_SEND["params"]["message"]},
+                                 headers={"A2A-Version": "1.0"})
+        assert await resp.json() == {"task": {"id": "t2", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
+    assert len(fake.calls("SendMessage")) == 1 and len(fake.calls("message/send")) == 1

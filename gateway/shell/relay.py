@@ -69,7 +69,9 @@ def pump(response: web.StreamResponse, upstream: StreamReply, relay: Relay, *,
     upstream.forget_headers()   # passed on with the stream's head: not kept while it is open
     handle = None
     if lifecycle is not None:
-        checker = relay.inner if isinstance(relay, RewrittenStream) else relay   # its output rewritten, or not
+        checker = relay
+        while isinstance(checker, RewrittenStream):   # its output rewritten (timestamps, a mixed caller's shapes)
+            checker = checker.inner
         mode = "passthrough" if isinstance(checker, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode, budget)
     return _Pump(response, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=idle_timeout,

@@ -69,6 +69,17 @@ STREAM_MEMBER_ALIASES_V10: dict[str, str] = {"status_update": "statusUpdate", "a
 STREAM_MEMBERS_V10: dict[str, str] = {  # every accepted spelling -> the JSON name
     **{m: m for m in ("task", "message", "statusUpdate", "artifactUpdate")}, **STREAM_MEMBER_ALIASES_V10,
 }
+# v0.3 JSON-RPC objects name their kind; no v1.0 object has a `kind` member (ProtoJSON would refuse it)
+V03_ITEM_KINDS: Final = frozenset({"task", "message", "status-update", "artifact-update"})
+SPOKE_V03_NOTE: Final = "agent_dialect_v03"
+
+
+def v03_item(value: object) -> bool:
+    """Whether a result or stream item read from an interface said to speak v1.0 is unmistakably a v0.3
+    JSON-RPC one (langgraph-api's events after the first, behind a 1.0 card): it names its `kind`."""
+    return isinstance(value, dict) and value.get("kind") in V03_ITEM_KINDS
+
+
 # v0.3 REST StreamResponse and SendMessageResponse: P03 names the message member `msg`
 REST_MEMBER_ALIASES: dict[str, str] = {"msg": "message", **STREAM_MEMBER_ALIASES_V10}
 

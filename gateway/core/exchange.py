@@ -14,7 +14,7 @@ import gateway.core.jsoncodec as jsoncodec
 from gateway.core.bindings import grpc, jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.compose import NO_HISTORY_LIMIT
-from gateway.core.dialects import DIALECTS, SPECS
+from gateway.core.dialects import DIALECTS, SPECS, SPOKE_V03_NOTE, v03_item
 from gateway.core.errors import (
     GatewayError,
     InvalidAgentResponse,
@@ -27,6 +27,7 @@ from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
 from gateway.core.stream import Frames, HubFrames, HubItem, StreamRelay, sse_relay
+from gateway.core.timestamps import repair_statuses
 from gateway.core.translate import translate
 from gateway.core.translate.errors import jsonrpc_error, rest_body, rest_error, rest_error_from_http
 from gateway.core.types import Binding, Dialect, JsonObj, Version
@@ -109,6 +110,7 @@ class Exchange:
     webhooks: list[str] = field(init=False, default_factory=list)   # client webhook URLs to vet
     seen: list[Any] = field(init=False, default_factory=list)       # results read for the client (task index)
     relay: StreamRelay[Any, Any] | None = field(init=False, default=None)   # the stream's relay, once made
+    spoke_v03: bool = field(init=False, default=False)  # a v0.3-shaped result from an interface said to be v1.0
     _history: int | None = field(init=False, default=None)
     _up_params: Any = field(init=False, default=None)
     _configs: list[Any] = field(init=False, default_factory=list)
@@ -348,11 +350,17 @@ class Exchange:
             return self._page(result)
         if op.card_result:
             return self._card(result)
+        src = self.dst
+        if src is Dialect.V10 and self.upstream.binding is Binding.JSONRPC and v03_item(result):
+            src, self.spoke_v03 = Dialect.V03RPC, True  # a 1.0 card, a result in v0.3's shape: read so, and learned
+            self.cx.note(SPOKE_V03_NOTE, "$.result", "a v0.3 JSON-RPC result from an interface said to speak v1.0")
+        if src is Dialect.V10:  # the hub as the agent wrote it: its timestamps repaired first
+            repair_statuses(result, self.cx, "$.result")
         if self.sealer is not None and op.push_results:
             hub = translate(op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             hub = self._unseal(hub)
             return translate(op.result_family, hub, src=Dialect.V10, dst=self.src, cx=self.cx, at="$.result")
-        out = translate(op.result_family, result, src=self.dst, dst=self.src, cx=self.cx, at="$.result")
+        out = translate(op.result_family, result, src=src, dst=self.src, cx=self.cx, at="$.result")
         if self._history is not None:
             _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
         return out

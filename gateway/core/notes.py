@@ -55,6 +55,8 @@ EXPLAINED: Mapping[str, str] = {
     "unterminated_event_dropped": "the agent closed its stream inside an event: the partial event was dropped",
     "page_truncated": "a v1.0 list page has no v0.3 equivalent: the gateway pages the v0.3 list itself",
     # requests
+    "mixed_dialect_caller": "a caller used v0.3 method names with v1.0-shaped params (fasta2a's client): its call "
+                            "was read as v1.0 and answered in the shapes it sent",
     "blocking_defaulted": "a v0.3 request without `blocking` got the value the quirks give it",
     "blocking_ignored": "`blocking: false` was ignored (quirk ignore_blocking_false)",
     "tenant_dropped": "a v1.0 tenant has no v0.3 slot and was dropped",
@@ -69,11 +71,15 @@ EXPLAINED: Mapping[str, str] = {
     "error_data_not_array": "an error's data was not an array of details: it was reshaped into v1.0's",
     "error_data_reshaped": "an error's data was reshaped into the other version's details",
     "error_details_dropped": "error details with no slot in the other version were dropped",
+    "error_info_added": "an agent's error without the ErrorInfo v1.0 requires (a bare code) got it, built from "
+                        "its code: the reason (e.g. TASK_NOT_FOUND) and the domain a2a-protocol.org",
     "error_info_missing": "a v1.0 error carried no ErrorInfo: its A2A reason was inferred from its code",
     "error_message_defaulted": "an error without a message got its code's standard message",
     "error_reason_unknown": "an ErrorInfo reason neither version defines: the error kept a generic code",
     "error_status_dropped": "an HTTP+JSON error's status member was dropped (the HTTP status carries it)",
     # agent cards
+    "agent_dialect_v03": "an interface whose card claims A2A 1.0 sent v0.3-shaped items (langgraph-api): it is "
+                         "spoken to in v0.3 from then on",
     "api_key_in_read_as_location": "an API key scheme's v0.3 `in` was read as v1.0's `location`",
     "api_key_location_coerced": "an API key location the other version lacks was mapped to the nearest",
     "card_signature_dropped": "card signatures cannot survive a translated card (its bytes change) and were "

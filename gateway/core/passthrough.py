@@ -64,7 +64,7 @@ class CheckedStream:
     and field lines pass as they are."""
 
     __slots__ = ("_done", "_frames", "_fresh", "_jsonrpc", "_lead", "_markers", "_pending", "_spec", "_started",
-                 "events_out", "max_event_bytes")
+                 "events_out", "max_event_bytes", "spoke_v03")
 
     holding: Final = False  # nothing is held back for look-ahead: same version, same `final`
 
@@ -83,6 +83,9 @@ class CheckedStream:
         self._started = False  # an item has been relayed
         self._done = False
         self.events_out = 0  # events written (comments excluded; an error event included)
+        # a v1.0 JSON-RPC stream's item read in v0.3's shape (langgraph-api's events after the first): the shell
+        # learns that the interface speaks v0.3, whatever its card says (the item is relayed as it is)
+        self.spoke_v03 = False
 
     @property
     def done(self) -> bool:
@@ -273,6 +276,9 @@ class CheckedStream:
         else:
             payload = value
         first, self._started = not self._started, True
+        if self._jsonrpc and not self._markers and payload.__class__ is dict and "kind" in payload \
+                and dialects.v03_item(payload):
+            self.spoke_v03 = True
         ends = _ends(payload, self._spec, first)
         if first and not ends:
             self._lead = _lead(data, self._jsonrpc, self._spec.kind_tags)

@@ -1,21 +1,25 @@
-"""Owns the incremental Server-Sent-Events codec: WHATWG event-stream parsing (`SseParser`) and its
-inverse (`encode`, `encode_data`). Sans-IO, bounded; it must not touch JSON, A2A, sockets, clocks or logs."""
+"""Owns the incremental Server-Sent-Events codec: WHATWG event-stream parsing (`SseParser`), its inverse
+(`encode`, `encode_data`), and relayed whole events rewritten data line by data line (`RewrittenStream`).
+Sans-IO, bounded; it must not touch JSON, A2A, sockets, clocks or logs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from gateway.core.errors import LimitExceeded, StreamError
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
+    "RewrittenStream",
     "SseComment",
     "SseEvent",
     "SseItem",
     "SseParser",
     "encode",
     "encode_data",
+    "map_data_lines",
 ]
 
 DEFAULT_MAX_EVENT_BYTES = 1 << 20
@@ -250,3 +254,62 @@ def _data_lines(data: str) -> str:
 def _check_single_line(field: str, value: str) -> None:
     if "\n" in value or "\r" in value:
         raise ValueError(f"SSE {field} may not contain a line break")
+
+
+def map_data_lines(frames: bytes, rewrite: Callable[[bytes], bytes]) -> bytes:
+    """Whole SSE events (`frames`) with the value of each `data:` line replaced by `rewrite(value)` (which
+    returns its argument itself to keep it); line ends kept. An event whose data spans several lines has
+    each line rewritten alone: `rewrite` keeps what it cannot read."""
+    lines = frames.split(b"\n")
+    changed = False
+    for i, line in enumerate(lines):
+        if line.startswith(b"data:"):
+            cr = line.endswith(b"\r")
+            value = line[5:-1] if cr else line[5:]
+            value = value[1:] if value.startswith(b" ") else value
+            new = rewrite(value)
+            if new is not value:
+                lines[i] = b"data: " + new + (b"\r" if cr else b"")
+                changed = True
+    return b"\n".join(lines) if changed else frames
+
+
+class RewrittenStream:
+    """A stream relay (core.passthrough.CheckedStream, core.stream.StreamRelay: whole events out) whose output
+    goes through `rewrite` (`map_data_lines` for one data line at a time); the relay protocol otherwise the
+    inner relay's. The gateway's own error event (`fail`) is not rewritten."""
+
+    __slots__ = ("_inner", "rewrite")
+
+    def __init__(self, inner: Any, rewrite: Callable[[bytes], bytes]) -> None:
+        self._inner = inner
+        self.rewrite = rewrite
+
+    @property
+    def inner(self) -> Any:
+        """The relay whose output is rewritten (the shell counts a pass-through's stream as one)."""
+        return self._inner
+
+    @property
+    def done(self) -> bool:
+        return bool(self._inner.done)
+
+    @property
+    def holding(self) -> bool:
+        return bool(self._inner.holding)
+
+    @property
+    def events_out(self) -> int:
+        return int(self._inner.events_out)
+
+    def feed(self, chunk: bytes) -> bytes:
+        return self.rewrite(self._inner.feed(chunk))
+
+    def close(self) -> bytes:
+        return self.rewrite(self._inner.close())
+
+    def release(self) -> bytes:
+        return self.rewrite(self._inner.release())
+
+    def fail(self, error: Any) -> bytes:
+        return bytes(self._inner.fail(error))

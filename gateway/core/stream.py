@@ -23,6 +23,7 @@ from gateway.core.errors import (
 )
 from gateway.core.notes import Cx
 from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
+from gateway.core.timestamps import repair_status
 from gateway.core.translate import translate
 from gateway.core.translate.errors import StatusTable, jsonrpc_error, rest_body, rest_error, rest_error_from_http
 
@@ -271,6 +272,7 @@ class StreamRelay(Generic[F, Out]):
         "events_in",
         "events_out",
         "history_length",
+        "spoke_v03",
         "track",
         "tracked",
         "upstream",
@@ -296,6 +298,7 @@ class StreamRelay(Generic[F, Out]):
         self._held: JsonObj | None = None  # a v0.3 client item awaiting its `final`
         self._started = False  # an item (not an error) has been seen
         self._done = False
+        self.spoke_v03 = False  # an item in v0.3's shape came from an interface said to speak v1.0
         self.track = False   # keep each task's last Task or status update in `tracked` (the task index)
         self.tracked: dict[str, JsonObj] = {}
 
@@ -485,20 +488,28 @@ class StreamRelay(Generic[F, Out]):
 
     def _decide(self, raw: Any, at: str, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
-        hub = raw if self.upstream is V10 else translate(
-            "stream_response", raw, src=self.upstream, dst=V10, cx=self.cx, at=at)
+        upstream = self.upstream
+        if upstream is V10 and raw.__class__ is dict and "kind" in raw and self.upstream_binding is JSONRPC \
+                and dialects.v03_item(raw):  # a 1.0 card, an item in v0.3's shape: read so, and learned
+            upstream, self.spoke_v03 = V03RPC, True
+            self.cx.note(dialects.SPOKE_V03_NOTE, at, "a v0.3 JSON-RPC item from an interface said to speak v1.0")
+        hub = raw if upstream is V10 else translate(
+            "stream_response", raw, src=upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)
         if member == "task" and self.history_length is not None:
             truncate_history(payload, self.history_length, self.cx, f"{at}.task")
-        state = state_of(payload) if member in ("task", "statusUpdate") else None
+        has_status = member in ("task", "statusUpdate")
+        if has_status and upstream is V10:  # its timestamp repaired (a v0.3 agent's by the translation)
+            repair_status(payload, self.cx, at, f".{member}")
+        state = state_of(payload) if has_status else None
         if self.track and state is not None:
             self.tracked[str(payload.get("id" if member == "task" else "taskId", ""))] = hub
         ends = state in dialects.TERMINAL_V10 or (first and member == "message")
-        v03_final = _upstream_final(raw, member, self.upstream)
+        v03_final = _upstream_final(raw, member, upstream)
 
         if self.client is V10:
             frames = []
-            if first and self.upstream is not V10 and member in ("statusUpdate", "artifactUpdate"):
+            if first and upstream is not V10 and member in ("statusUpdate", "artifactUpdate"):
                 frames.append(self._frames.item(_synthesized_task(member, payload, self.cx, at)))
             frames.append(self._frames.item(hub))
             return frames, None, ends or v03_final is True

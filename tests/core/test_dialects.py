@@ -128,3 +128,10 @@ def test_both_sdks_file_bytes_round_trip_through_one_gateway_on_defaults() -> No
         cx = Cx()
         assert codec_in(sent, cx, "$") == raw
         assert codec_out(raw, cx, "$") == sent and cx.rest_bytes == convention
+
+
+def test_v03_item_is_told_by_its_kind() -> None:
+    assert dialects.v03_item({"kind": "status-update", "taskId": "t"})
+    assert all(dialects.v03_item({"kind": k}) for k in ("task", "message", "artifact-update"))
+    assert not dialects.v03_item({"statusUpdate": {"kind": "status-update"}})  # v1.0's wrapper
+    assert not dialects.v03_item({"kind": "other"}) and not dialects.v03_item(["kind"]) and not dialects.v03_item(None)

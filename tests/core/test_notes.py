@@ -9,8 +9,8 @@ from pathlib import Path
 from gateway.core.notes import EXPLAINED, Cx
 
 GATEWAY = Path(__file__).resolve().parents[2] / "gateway"
-# how code records a note: cx.note("code", …), Note("code", …), or a constant named *_CODE / UNRESOLVED
-RECORDED = re.compile(r'''(?:\.note\(\s*|Note\(\s*|(?:_CODE|UNRESOLVED) = )"([a-z0-9_]+)"''')
+# how code records a note: cx.note("code", …), Note("code", …), or a constant named *_CODE / *_NOTE / UNRESOLVED
+RECORDED = re.compile(r'''(?:\.note\(\s*|Note\(\s*|(?:_CODE|_NOTE|UNRESOLVED)(?:: Final)? = )"([a-z0-9_]+)"''')
 
 
 def _codes_in_source() -> set[str]:

@@ -234,3 +234,14 @@ def test_the_terminal_event_among_plain_ones_ends_every_dialect(dialect: Dialect
     relay = checked(dialect, binding)
     assert run(relay, chunked(whole, list(range(size, len(whole), size)))) == before + terminal
     assert relay.done and relay.events_out == 122
+
+
+def test_a_v10_stream_with_a_v03_item_teaches_that_its_agent_speaks_v03() -> None:
+    """langgraph-api behind a 1.0 card: its events after the first are flat v0.3 ones, relayed as they came."""
+    relay = checked()
+    first = rpc({"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})
+    assert relay.feed(first) == first and not relay.spoke_v03
+    flat = rpc({"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "completed"},
+                "final": True})
+    assert relay.feed(flat) == flat and relay.spoke_v03
+    assert not checked(V03RPC).spoke_v03  # a v0.3 stream's items all name their kind

@@ -18,6 +18,7 @@ from gateway.core.sse import (
     SseParser,
     encode,
     encode_data,
+    map_data_lines,
 )
 from tests.chunks import Split, bytewise, chunkings, whole
 from tests.profiles import examples
@@ -416,3 +417,10 @@ def test_a_data_line_that_is_not_utf8_or_too_large_is_still_refused() -> None:
         SseParser().feed(b"data: x\xff\n\n")
     with pytest.raises(LimitExceeded):
         SseParser(max_event_bytes=8).feed(b"data: 123456\n\n")
+
+
+def test_map_data_lines_rewrites_each_data_value_and_keeps_the_rest() -> None:
+    frames = b": ping\n\nevent: x\ndata: {\"a\":1}\n\ndata:{\"b\":2}\r\n\r\ndata: keep\n\n"
+    out = map_data_lines(frames, lambda v: v.upper() if v.startswith(b"{") else v)
+    assert out == b": ping\n\nevent: x\ndata: {\"A\":1}\n\ndata: {\"B\":2}\r\n\r\ndata: keep\n\n"
+    assert map_data_lines(frames, lambda v: v) is frames

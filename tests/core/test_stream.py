@@ -544,3 +544,17 @@ def test_a_terminal_opening_task_ends_the_relay() -> None:
                       upstream_binding=Binding.JSONRPC, rpc_id=None, cx=Cx())
     relay.open_with({"id": "t", "status": {"state": "TASK_STATE_CANCELED"}})
     assert relay.done and relay.open_with({"id": "t", "status": {}}) == b""
+
+
+def test_a_v03_item_from_a_v10_interface_is_read_as_one_and_reported() -> None:
+    relay = sse_relay(client=Dialect.V10, client_binding=Binding.JSONRPC, upstream=Dialect.V10,
+                      upstream_binding=Binding.JSONRPC, rpc_id=3, cx=Cx())
+    out = relay.feed(b'data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":'
+                     b'{"state":"TASK_STATE_WORKING"}}}}\n\n')
+    assert not relay.spoke_v03
+    out += relay.feed(b'data: {"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","taskId":"t",'
+                      b'"contextId":"c","status":{"state":"completed"},"final":true}}\n\n')
+    assert relay.spoke_v03 and relay.done
+    assert _v10_rpc_items(out)[-1] == {"statusUpdate": {"taskId": "t", "contextId": "c",
+                                                        "status": {"state": "TASK_STATE_COMPLETED"}}}
+    assert [n.code for n in relay.cx.notes] == ["agent_dialect_v03"]

@@ -1,5 +1,6 @@
-"""Owns the peers' virtualenvs: one per SDK generation (a2a-sdk 0.3.x and 1.x cannot share one), built
-once under <repo>/.cache/peers/<generation>-<hash>/ with pinned requirements, file-locked, reusable."""
+"""Owns the peers' virtualenvs: one per SDK generation (a2a-sdk 0.3.x and 1.x cannot share one) and one per
+agent framework (fasta2a), built once under <repo>/.cache/peers/<generation>-<hash>/ with pinned requirements,
+file-locked, reusable."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-Generation = Literal["v03", "v10"]
-GENERATIONS: tuple[Generation, ...] = ("v03", "v10")
+Generation = Literal["v03", "v10", "fasta2a"]
+GENERATIONS: tuple[Generation, ...] = ("v03", "v10", "fasta2a")
 
 # Exact pins. a2a-sdk brings starlette/sse-starlette (and fastapi for 0.3.x REST) through its
 # [http-server] extra but pins none of them; uvicorn is not an SDK dependency at all. Its [grpc] extra
@@ -38,6 +39,8 @@ REQUIREMENTS: dict[Generation, list[str]] = {
     "v03": ["a2a-sdk[http-server,grpc,signing]==0.3.26", "pyjwt==2.15.1", "fastapi==0.165.0", "httpx-sse==0.4.3",
             *_COMMON],
     "v10": ["a2a-sdk[http-server,grpc,signing]==1.3.0", "pyjwt==2.15.1", *_COMMON],
+    # pydantic's own A2A implementation (no a2a-sdk): its server and its client (httpx); no LLM
+    "fasta2a": ["fasta2a==2.1.1", "uvicorn==0.54.0", "httpx==0.28.1", "starlette==1.10.0", "pydantic==2.14.4"],
 }
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -103,7 +106,7 @@ def ensure_venv(generation: Generation) -> Path:
 
 
 def main() -> int:
-    """Prebuild both venvs (CI calls `python -m tests.peers.venvs`)."""
+    """Prebuild every peer venv (CI calls `python -m tests.peers.venvs`)."""
     for generation in GENERATIONS:
         started = time.monotonic()
         python = ensure_venv(generation)

@@ -228,3 +228,14 @@ async def test_v10_subscribe_opens_with_the_task_and_refuses_a_terminal_one(grpc
     status = status_pb2.Status.FromString(dict(caught.value.trailing_metadata() or ())[DETAILS_KEY])
     assert status.details[0].Unpack(info) and info.reason == "UNSUPPORTED_OPERATION", info
     assert len(fake.calls("tasks/resubscribe")) == 1   # the terminal task's was never asked for
+
+
+async def test_an_agents_naive_timestamp_reaches_a_grpc_caller(grpc_gateway: Any, fake_agent_factory: Any) -> None:
+    """fasta2a writes `datetime.now().isoformat()`: the protobuf Timestamp is written from it taken as UTC."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": {**TASK, "status": {"state": "TASK_STATE_COMPLETED",
+                                                                "timestamp": "2025-04-02T16:59:25.331844"}}})
+    _, _, channel = await grpc_gateway(fake)
+    reply, _ = await _unary(channel, V10_SEND, send_request(Version.V10))
+    task = message_class(Version.V10, "SendMessageResponse").FromString(reply).task
+    assert task.status.timestamp.ToJsonString() == "2025-04-02T16:59:25.331844Z"

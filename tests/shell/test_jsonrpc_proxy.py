@@ -253,3 +253,185 @@ async def test_idle_stream_gets_keepalives(fake_agent_factory, gateway_factory) 
         while b": keep-alive" not in seen:
             seen += await resp.content.readany()
     resp.close()
+
+
+NAIVE, FIXED = "2025-04-02T16:59:25.331844", "2025-04-02T16:59:25.331844Z"  # fasta2a's datetime.now().isoformat()
+
+
+def _naive_task(state: str, stamp: str = NAIVE) -> dict[str, Any]:
+    return {"id": "t1", "contextId": "c1", "status": {"state": state, "timestamp": stamp}}
+
+
+async def test_timestamps_without_offset_are_repaired_for_every_caller(fake_agent_factory, gateway_factory) -> None:
+    """A v1.0 agent writing `datetime.now().isoformat()` (fasta2a): every caller gets RFC 3339 in UTC, the
+    same-version one too once the first reply showed the habit; a2a-sdk 1.x refuses the naive form."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("GetTask", _naive_task("TASK_STATE_WORKING"))
+    fake.reply_json("SendMessage", {"task": _naive_task("TASK_STATE_COMPLETED", "2025-04-02 16:59:25")})
+    fake.reply_sse("SendStreamingMessage", [
+        {"task": _naive_task("TASK_STATE_SUBMITTED")},
+        {"statusUpdate": {"taskId": "t1", "contextId": "c1",
+                          "status": {"state": "TASK_STATE_COMPLETED", "timestamp": NAIVE}}}])
+    client = await gateway_factory(fake.url)
+    get = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t1"}}
+    # same version and binding: the first reply shows the habit and is repaired, and so are the later ones
+    for _ in range(2):
+        _, body, _ = await _post(client, get, **{"A2A-Version": "1.0"})
+        assert body["result"]["status"]["timestamp"] == FIXED
+    _, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})
+    assert body["result"]["task"]["status"]["timestamp"] == "2025-04-02T16:59:25Z"
+    resp = await client.post("/", data=jsoncodec.dumpb({**V10_SEND, "method": "SendStreamingMessage"}),
+                             headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+    events = await _events(resp)
+    assert [e["result"][m]["status"]["timestamp"] for e, m in zip(events, ("task", "statusUpdate"),
+                                                                   strict=True)] == [FIXED, FIXED]
+    # translated: a v0.3 JSON-RPC caller, a v1.0 HTTP+JSON caller
+    _, body, _ = await _post(client, {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": "t1"}})
+    assert body["result"]["status"]["timestamp"] == FIXED
+    resp = await client.get("/tasks/t1", headers={"A2A-Version": "1.0"})
+    assert (await resp.json())["status"]["timestamp"] == FIXED
+    resp = await client.post("/message:stream", json={"message": V10_SEND["params"]["message"]},
+                             headers={"A2A-Version": "1.0"})
+    assert [e["statusUpdate" if "statusUpdate" in e else "task"]["status"]["timestamp"]
+            for e in await _events(resp)] == [FIXED, FIXED]
+
+
+async def test_an_honest_agents_timestamps_keep_the_byte_pass_through(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    raw = (b'{"jsonrpc":"2.0", "id":1,"result":{"id":"t1","contextId":"c1","status":'
+           b'{"state":"TASK_STATE_WORKING","timestamp":"2025-04-02T18:59:25.5+02:00"}}}')
+    fake.reply_json("GetTask", raw=raw)
+    events = [b'data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","contextId":"c1","status":'
+              b'{"state":"TASK_STATE_SUBMITTED","timestamp":"2025-04-02T16:59:25Z"}}}}\n\n',
+              b'data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t1","contextId":"c1","status":'
+              b'{"state":"TASK_STATE_COMPLETED","timestamp":"2025-04-02T16:59:26.000001Z"}}}}\n\n']
+    fake.reply_sse("SendStreamingMessage", list(events))
+    client = await gateway_factory(fake.url)
+    get = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t1"}}
+    for _ in range(2):
+        resp = await client.post("/", data=jsoncodec.dumpb(get),
+                                 headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+        assert await resp.read() == raw
+    for _ in range(2):  # learned honest from the unary reply: the stream is relayed unparsed
+        resp = await client.post("/", data=jsoncodec.dumpb({**V10_SEND, "id": 1, "method": "SendStreamingMessage"}),
+                                 headers={"A2A-Version": "1.0", "Content-Type": "application/json"})
+        assert await resp.read() == b"".join(events)
+
+
+# fasta2a's client: v0.3 method names, v1.0-shaped message (no `kind`; a file part {raw, filename, mediaType}),
+# v0.3 enum spellings; it reads v1.0-shaped results ({task: …}, parts without kind) in those spellings
+MIXED_SEND = {"jsonrpc": "2.0", "id": "r1", "method": "message/send", "params": {"message": {
+    "role": "user", "messageId": "m1", "parts": [{"text": "hi"}, {"raw": "aGk=", "filename": "a.txt",
+                                                                   "mediaType": "text/plain"}]}}}
+V10_ECHO = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+            "artifacts": [{"artifactId": "a", "parts": [{"raw": "aGk=", "filename": "a.txt",
+                                                         "mediaType": "text/plain"}]}],
+            "history": [{"role": "ROLE_AGENT", "messageId": "x", "parts": [{"text": "hi"}]}]}
+MIXED_ECHO = {"id": "t1", "contextId": "c1", "status": {"state": "completed"},
+              "artifacts": [{"artifactId": "a", "parts": [{"raw": "aGk=", "filename": "a.txt",
+                                                           "mediaType": "text/plain"}]}],
+              "history": [{"role": "agent", "messageId": "x", "parts": [{"text": "hi"}]}]}
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+async def test_a_mixed_dialect_caller_is_answered_in_its_shapes(fake_agent_factory, gateway_factory,
+                                                                version: str) -> None:
+    fake = await fake_agent_factory(version)
+    if version == "1.0":
+        fake.reply_json("SendMessage", {"task": V10_ECHO})
+        fake.reply_sse("SendStreamingMessage", [{"task": {**V10_ECHO, "status": {"state": "TASK_STATE_WORKING"}}},
+                                                {"statusUpdate": {"taskId": "t1", "contextId": "c1",
+                                                                  "status": {"state": "TASK_STATE_COMPLETED"}}}])
+    else:
+        v03 = {"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "completed"},
+               "artifacts": [{"artifactId": "a", "parts": [{"kind": "file", "file": {
+                   "bytes": "aGk=", "name": "a.txt", "mimeType": "text/plain"}}]}],
+               "history": [{"kind": "message", "role": "agent", "messageId": "x",
+                            "parts": [{"kind": "text", "text": "hi"}]}]}
+        fake.reply_json("message/send", v03)
+        fake.reply_sse("message/stream", [{**v03, "status": {"state": "working"}},
+                                          {"kind": "status-update", "taskId": "t1", "contextId": "c1",
+                                           "status": {"state": "completed"}, "final": True}])
+    client = await gateway_factory(fake.url)
+    status, body, _ = await _post(client, MIXED_SEND)
+    assert status == 200 and body == {"jsonrpc": "2.0", "id": "r1", "result": {"task": MIXED_ECHO}}
+    resp = await client.post("/", data=jsoncodec.dumpb({**MIXED_SEND, "method": "message/stream"}),
+                             headers={"Content-Type": "application/json"})
+    events = [e["result"] for e in await _events(resp)]
+    assert events[0]["task"]["status"] == {"state": "working"}
+    assert events[-1]["statusUpdate"]["status"] == {"state": "completed"}
+    sent = fake.calls("SendMessage" if version == "1.0" else "message/send")[0].body
+    if version == "1.0":  # a v1.0 call: passed through to a v1.0 agent
+        assert sent["method"] == "SendMessage" and sent["params"]["message"]["role"] == "ROLE_USER"
+        assert sent["params"]["message"]["parts"][1] == MIXED_SEND["params"]["message"]["parts"][1]
+    else:
+        assert sent["method"] == "message/send"
+        assert sent["params"]["message"]["parts"][1] == {"kind": "file", "file": {
+            "bytes": "aGk=", "name": "a.txt", "mimeType": "text/plain"}}
+
+
+async def test_a_v03_caller_keeps_its_v03_answer(fake_agent_factory, gateway_factory) -> None:
+    """The shapes decide: a message with `kind` is v0.3, answered in v0.3 shapes as before."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": V10_TASK})
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, V03_SEND)
+    assert body["result"] == V03_TASK
+
+
+# langgraph-api: a 1.0 card, v1.0 method names accepted, but only v0.3-shaped parts read and v0.3-shaped
+# events written after the first (flat `kind: status-update`); its v0.3 aliases are v0.3 throughout
+LANGGRAPH_V10_NAMES = [{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+                       {"kind": "status-update", "taskId": "t1", "contextId": "c1", "status": {"state": "completed"},
+                        "final": True}]
+LANGGRAPH_V03_NAMES = [{"kind": "task", "id": "t2", "contextId": "c1", "status": {"state": "working"}},
+                       {"kind": "status-update", "taskId": "t2", "contextId": "c1", "status": {"state": "completed"},
+                        "final": True}]
+
+
+async def test_an_agent_whose_card_says_10_but_whose_items_are_v03_is_learned(fake_agent_factory,
+                                                                               gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", LANGGRAPH_V10_NAMES)
+    fake.reply_sse("message/stream", LANGGRAPH_V03_NAMES)
+    client = await gateway_factory(fake.url)
+    # the first call (a v0.3 caller, translated): its v0.3 item is read as one, noted, and learned
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM), headers={"Content-Type": "application/json"})
+    events = [e["result"] for e in await _events(resp)]
+    assert [(e["kind"], e["status"]["state"], e.get("final")) for e in events] == [
+        ("task", "working", None), ("status-update", "completed", True)]
+    assert len(fake.calls("SendStreamingMessage")) == 1
+    # from then on the interface is spoken to in v0.3: a v0.3 caller passes through, a v1.0 one is translated
+    resp = await client.post("/", data=jsoncodec.dumpb(V03_STREAM), headers={"Content-Type": "application/json"})
+    assert [e["result"]["kind"] for e in await _events(resp)] == ["task", "status-update"]
+    resp = await client.post("/message:stream", json={"message": {**V10_SEND["params"]["message"], "parts": [
+        {"raw": "aGk=", "mediaType": "text/plain"}]}}, headers={"A2A-Version": "1.0"})
+    assert [next(iter(e)) for e in await _events(resp)] == ["task", "statusUpdate"]
+    _, second = fake.calls("message/stream")
+    assert second.params["message"]["parts"] == [{"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain"}}]
+    assert len(fake.calls("SendStreamingMessage")) == 1
+
+
+async def test_a_pass_through_stream_teaches_it_too(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_sse("SendStreamingMessage", LANGGRAPH_V10_NAMES)
+    fake.reply_sse("message/stream", LANGGRAPH_V03_NAMES)
+    client = await gateway_factory(fake.url)
+    v10_stream = jsoncodec.dumpb({**V10_SEND, "method": "SendStreamingMessage"})
+    headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+    await (await client.post("/", data=v10_stream, headers=headers)).read()  # relayed as it came, once
+    resp = await client.post("/", data=v10_stream, headers=headers)
+    assert [next(iter(e["result"])) for e in await _events(resp)] == ["task", "statusUpdate"]
+    assert len(fake.calls("SendStreamingMessage")) == 1 and len(fake.calls("message/stream")) == 1
+
+
+async def test_a_v03_unary_result_behind_a_10_card_is_read_and_learned(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", LANGGRAPH_V03_NAMES[0])
+    fake.reply_json("message/send", LANGGRAPH_V03_NAMES[0])
+    client = await gateway_factory(fake.url)
+    for _ in range(2):
+        resp = await client.post("/message:send", json={"message": V10_SEND["params"]["message"]},
+                                 headers={"A2A-Version": "1.0"})
+        assert await resp.json() == {"task": {"id": "t2", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
+    assert len(fake.calls("SendMessage")) == 1 and len(fake.calls("message/send")) == 1

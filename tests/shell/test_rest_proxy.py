@@ -126,3 +126,25 @@ async def test_same_version_rest_passes_through(fake_agent_factory, gateway_fact
     resp = await client.get("/tasks/t1?historyLength=2", headers={"A2A-Version": "1.0"})
     assert await resp.read() == raw
     assert fake.calls("GET /tasks/t1")[0].query == {"historyLength": "2"}
+
+
+async def test_a_bare_task_not_found_reaches_a_v10_rest_caller_with_error_info(fake_agent_factory,
+                                                                                gateway_factory) -> None:
+    """fasta2a and langgraph-api (v1.0 cards, JSON-RPC) answer an unknown task with a bare -32001: a v1.0
+    HTTP+JSON caller gets 404 and the ErrorInfo (reason TASK_NOT_FOUND, domain a2a-protocol.org) that v1.0
+    requires and a2a-sdk 1.x reads the error from, unary and on a stream."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("GetTask", error={"code": -32001, "message": "Task not found"})
+    fake.reply_json("SendStreamingMessage", error={"code": -32001, "message": "Task not found"})
+    client = await gateway_factory(fake.url)
+    resp = await client.get("/tasks/nope", headers={"A2A-Version": "1.0"})
+    assert resp.status == 404
+    assert await resp.json() == {"error": {"code": 404, "status": "NOT_FOUND", "message": "Task not found",
+                                           "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                                                        "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}]}}
+    resp = await client.post("/message:stream", json={"message": {**MSG_V10, "taskId": "nope"}},
+                             headers={"A2A-Version": "1.0"})
+    text = (await resp.read()).decode()
+    assert resp.status == 404, text
+    error = jsoncodec.loads(text)["error"]
+    assert error["status"] == "NOT_FOUND" and error["details"][0]["reason"] == "TASK_NOT_FOUND"

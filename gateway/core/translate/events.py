@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import gateway.core.timestamps as timestamps
 import gateway.core.translate.messages as messages
 import gateway.core.translate.tasks as tasks
 from gateway.core.dialects import (
@@ -330,7 +331,7 @@ def _artifact_tail(out: JsonObj, append: Any, last: Any, metadata: Any) -> JsonO
 def _fast_item_to_v10(spec: DialectSpec, full: Translator) -> Translator:
     """A v0.3 `status-update` or `artifact-update` of the common shape, else the full translator."""
     states, msg_fn, ts_fn = spec.states_to_v10, messages.TO_V10[spec.dialect], tasks.timestamp_to_v10
-    art_fn, canonical = tasks.ARTIFACT_TO_V10[spec.dialect], tasks.CANONICAL_TIMESTAMP.fullmatch
+    art_fn, canonical = tasks.ARTIFACT_TO_V10[spec.dialect], timestamps.CANONICAL.fullmatch
 
     def convert(item: Any, cx: Cx, at: str) -> Any:
         kind = item.get("kind") if type(item) is dict else None
@@ -370,6 +371,7 @@ def _fast_item_from_v10(spec: DialectSpec, full: Translator) -> Translator:
     """A v1.0 `statusUpdate` or `artifactUpdate` of the common shape, else the full translator."""
     d = spec.dialect
     states, msg_fn, art_fn = spec.states_from_v10, messages.FROM_V10[d], tasks.ARTIFACT_FROM_V10[d]
+    accepted, ts_fn = timestamps.ACCEPTED.fullmatch, tasks.timestamp_from_v10
 
     def convert(wrapper: Any, cx: Cx, at: str) -> Any:
         one = type(wrapper) is dict and len(wrapper) == 1
@@ -396,7 +398,8 @@ def _fast_item_from_v10(spec: DialectSpec, full: Translator) -> Translator:
                     if message is not None:
                         out_status["message"] = msg_fn(message, cx, f"{at}.statusUpdate.status.message")
                     if ts is not None:
-                        out_status["timestamp"] = ts
+                        out_status["timestamp"] = ts if accepted(ts) else \
+                            ts_fn(ts, cx, f"{at}.statusUpdate.status.timestamp")
                     out = {"kind": "status-update", "taskId": task_id, "contextId": context_id,
                            "status": out_status, "final": state in _TERMINAL}
                     if metadata is not None:

@@ -3,11 +3,10 @@ written once against a v0.3 `DialectSpec`; messages go through `messages`, parts
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import gateway.core.timestamps as timestamps
 import gateway.core.translate.messages as messages
 import gateway.core.translate.parts as parts
 from gateway.core.dialects import STATE_ALIASES_V10, V03_SPECS, V10_STATE_BY_NUMBER, V10_STATE_NUMBER, DialectSpec
@@ -17,34 +16,23 @@ from gateway.core.translate.registry import Family, Table, Translator
 from gateway.core.translate.shape import arr, drop_unknown, obj, strings
 from gateway.core.types import V10, Dialect, JsonObj
 
-CANONICAL_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")  # kept as is
-_TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
 _UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
 
 
 def timestamp_to_v10(value: Any, cx: Cx, at: str) -> str:
     """v1.0 timestamps are RFC 3339 in UTC with `Z`: naive v0.3 values are taken as UTC, offsets
-    converted, other spellings of `Z` normalised (each noted)."""
+    converted, other spellings normalised (each noted; core.timestamps)."""
     if type(value) is not str:
         raise TranslationError(at, "expected a timestamp string")
-    if CANONICAL_TIMESTAMP.fullmatch(value):
-        return value
-    m = _TIMESTAMP.fullmatch(value)
-    if m is None:
-        raise TranslationError(at, f"not an ISO 8601 date-time: {value!r}")
-    base, frac, zone = m.group(1), m.group(2) or "", m.group(3)
-    if zone == "Z" and base[10] == "T":
-        return value
-    if zone is None or zone in ("Z", "z"):
-        cx.note("timestamp_normalized", at, "naive, taken as UTC" if zone is None else "spelling")
-        return f"{base[:10]}T{base[11:]}{frac}Z"
-    try:
-        local = datetime.fromisoformat(f"{base[:10]}T{base[11:]}{zone}")
-    except ValueError:
-        raise TranslationError(at, f"not an ISO 8601 date-time: {value!r}") from None
-    utc = local.astimezone(UTC) if local.utcoffset() != timedelta(0) else local
-    cx.note("timestamp_normalized", at, "offset converted to UTC")
-    return f"{utc.strftime('%Y-%m-%dT%H:%M:%S')}{frac}Z"
+    return timestamps.canonical(value, cx, at)
+
+
+def timestamp_from_v10(value: Any, cx: Cx, at: str) -> str:
+    """A v1.0 timestamp for a v0.3 peer: as it is when readers accept it, else repaired (an agent's
+    `datetime.now().isoformat()`, which the hub of a v1.0 agent's reply may still hold)."""
+    if type(value) is not str:
+        raise TranslationError(at, "expected a timestamp string")
+    return timestamps.repair(value, cx, at)
 
 
 # ---- TaskStatus -----------------------------------------------------------------------------------
@@ -123,9 +111,7 @@ def status_from_v10(spec: DialectSpec) -> Translator:
             out["message"] = msg_fn(message, cx, at + ".message")
         ts = status.get("timestamp")
         if ts is not None:
-            if type(ts) is not str:
-                raise TranslationError(f"{at}.timestamp", "expected a timestamp string")
-            out["timestamp"] = ts
+            out["timestamp"] = timestamp_from_v10(ts, cx, f"{at}.timestamp")
         return out
 
     return convert

@@ -15,7 +15,7 @@ import socket
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import aiohttp
@@ -217,6 +217,9 @@ class Upstream:
         self.rest_bytes: dict[str, RestBytes] = {}
         # …and the one its server software suggests before any reply showed it (the card's Server header)
         self.rest_bytes_guess: RestBytes | None = None
+        # whether each interface (by URL) writes status timestamps that readers refuse (core.timestamps'
+        # habit_of), learned from its first reply holding one: its same-version replies are then repaired
+        self.timestamp_habit: dict[str, bool] = {}
         # the quirks in force with their "auto" choices made for this agent (Quirks.for_agent), by the
         # quirks object they were made from: a reload brings a new one
         self._agent_quirks: tuple[Quirks, Quirks] | None = None
@@ -230,6 +233,9 @@ class Upstream:
         self.verified: list[Verified] = []
         self._relearned: set[tuple[str, Binding]] = set()
         self.on_probe: Callable[[Interface, Probe], None] | None = None  # told of each probe (`probe`'s progress)
+        # the version real calls showed an interface speaking (its items' shapes), by (URL, binding) and the
+        # version its card claims: kept across card refreshes while the card claims the same (`spoken`)
+        self._spoken: dict[tuple[str, Binding, Version], Version] = {}
 
     def quirks_for_agent(self, quirks: Quirks) -> Quirks:
         """`quirks` with their "auto" choices made for this agent: a2a-sdk for Python's server software
@@ -410,7 +416,8 @@ class Upstream:
 
     async def _verify(self, card: UpstreamCard) -> UpstreamCard:
         """`card` with each interface's version as the agent showed it (gateway.core.verify)."""
-        self.verified = await verify_card(Send(self.request, lambda: self.channels, self.on_probe), card)
+        self.verified = [self._as_spoken(v) for v in await verify_card(Send(self.request, lambda: self.channels,
+                                                                            self.on_probe), card)]
         self._relearned.clear()
         self._count_verified(self.verified)
         return UpstreamCard(card.card, tuple(v.interface for v in self.verified))
@@ -438,6 +445,25 @@ class Upstream:
             return None
         self._card = UpstreamCard(self._card.card, tuple(v.interface for v in self.verified))
         return Interface(again.version, iface.binding, iface.url, iface.tenant)
+
+    def spoken(self, iface: Interface, version: Version) -> None:
+        """A real call showed `iface` speaking `version`, whatever its card says and the version probe found
+        (langgraph-api: a 1.0 card, v1.0 method names accepted, v0.3-shaped parts and events): it is spoken to
+        so from now on, as a corrected card is (core.verify's note logged and counted once)."""
+        key = (iface.url, iface.binding)
+        known = next((v for v in self.verified if (v.claimed.url, v.claimed.binding) == key), None)
+        if self._card is None or known is None or known.version is version:
+            return
+        self._spoken[(*key, known.claimed.version)] = version
+        again = self._as_spoken(known)
+        self.verified = [again if v is known else v for v in self.verified]
+        self._count_verified([again])
+        self._card = UpstreamCard(self._card.card, tuple(v.interface for v in self.verified))
+
+    def _as_spoken(self, verified: Verified) -> Verified:
+        c = verified.claimed
+        version = self._spoken.get((c.url, c.binding, c.version))
+        return verified if version is None or version is verified.version else replace(verified, observed=version)
 
     async def refresh_forever(self) -> None:
         """Keep the card fresh: every card_refresh_seconds, every card_retry_seconds after a failure, at

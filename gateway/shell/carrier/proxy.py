@@ -20,10 +20,12 @@ from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
+from gateway.core.mixed import reply_frames
 from gateway.core.notes import Cx
 from gateway.core.passthrough import CheckedStream
-from gateway.core.sse import encode_data
+from gateway.core.sse import RewrittenStream, encode_data
 from gateway.core.stream import ERROR_EVENT, SseFrames
+from gateway.core.timestamps import RepairingStream, habit_of, repair_body
 from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
@@ -41,10 +43,12 @@ from gateway.shell.edge.signing import CARD_SIGNER, vouch
 if TYPE_CHECKING:
     from gateway.shell.agent.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
-__all__ = ["Raw", "exchange_for", "forward", "upstream_headers"]
+__all__ = ["MIXED", "Raw", "exchange_for", "forward", "upstream_headers"]
 
 JSON = "application/json"
 REST_CONTENT_TYPE = {Version.V03: JSON, Version.V10: "application/a2a+json"}
+# the exchange field a mixed-dialect caller's door sets (True: its replies are written in v0.3's enum spellings)
+MIXED = "mixed_dialect"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +162,8 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
                 and iface.binding in PROTO_BYTES:
             ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
+        if exchange.spoke_v03 or (exchange.relay is not None and exchange.relay.spoke_v03):
+            ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped items behind a 1.0 card (langgraph-api)
 
 
 def _url(iface: Interface, path: str) -> str:
@@ -244,6 +250,8 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
 
 
 async def _pump(ctx: Context, stream: web.StreamResponse, resp: StreamReply, relay: Relay) -> int:
+    if ctx.fields.get(MIXED):  # a mixed-dialect caller reading v0.3's enum spellings (doors.jsonrpc)
+        relay = RewrittenStream(relay, reply_frames)
     written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
                          lifecycle=ctx.lifecycle)
     await stream.write_eof()
@@ -278,10 +286,21 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         dialect = DIALECTS[(iface.version, iface.binding)]
         frames = SseFrames(dialect, iface.binding, call.rpc_id, Cx(ctx.notes, ctx.settings.quirks),
                            ctx.settings.quirks.rest_v03_status_table)
-        relay = CheckedStream(frames, dialect=dialect, binding=iface.binding,
-                              max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
+        relay: Relay
+        relay = checked = CheckedStream(frames, dialect=dialect, binding=iface.binding,
+                                        max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
+        habit = ctx.upstream.timestamp_habit.get(iface.url)
+        if habit is not False:  # an agent whose timestamps need repair, or one not known yet
+            relay = repairing = RepairingStream(relay, jsonrpc=iface.binding is Binding.JSONRPC, cx=frames.cx,
+                                                habit=habit)
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
-        ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
+        try:
+            ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
+        finally:
+            if habit is None and repairing.habit is not None:
+                ctx.upstream.timestamp_habit.setdefault(iface.url, repairing.habit)
+            if checked.spoke_v03:
+                ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped events behind a 1.0 card (langgraph-api)
         ctx.outcome = "stream"
         ctx.fields["events"] = relay.events_out
         return stream
@@ -355,8 +374,16 @@ def _grpc_headers(metadata: Any, client: Version) -> CIMultiDict[str]:
 
 
 def _relayed(ctx: Context, iface: Interface, status: int, headers: AnyHeaders, body: bytes) -> web.Response:
-    """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay."""
+    """The agent's unary reply relayed as it is, once `relayed_reply` has found it fit to relay; its status
+    timestamps repaired when the interface has that habit (learned from its first reply showing one)."""
     content_type = relayed_reply(iface.binding, status, headers, body)
+    habits = ctx.upstream.timestamp_habit
+    if status < 300 and habits.get(iface.url) is not False:
+        found = habit_of(body)
+        if found is not None:
+            habits.setdefault(iface.url, found)
+        if found:
+            body = repair_body(body, iface.binding is Binding.JSONRPC, Cx(ctx.notes))
     ctx.outcome = "ok" if status < 400 else "error"
     return body_response(status, body, content_type, client_response_headers(headers, iface.version))
 

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from gateway.core.errors import GatewayError, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.passthrough import CheckedStream
-from gateway.core.sse import SseComment, encode
+from gateway.core.sse import RewrittenStream, SseComment, encode
 from gateway.observability import get_logger
 from gateway.shell.agent.link_failures import stream_broke
 from gateway.shell.agent.stream_link import StreamReply
@@ -103,7 +103,10 @@ def pump(response: web.StreamResponse | Sink, upstream: StreamReply, relay: Rela
     upstream.forget_headers()   # passed on with the stream's head: not kept while it is open
     handle = None
     if lifecycle is not None:
-        mode = "passthrough" if isinstance(relay, CheckedStream) else "translated"
+        checker = relay
+        while isinstance(checker, RewrittenStream):   # its output rewritten (timestamps, a mixed caller's shapes)
+            checker = checker.inner
+        mode = "passthrough" if isinstance(checker, CheckedStream) else "translated"
         handle = lifecycle.stream(upstream.content, relay, mode, budget)
     sink = SseSink(response) if isinstance(response, web.StreamResponse) else response
     return _Pump(sink, upstream, relay, handle, heartbeat=heartbeat, idle_timeout=upstream.idle,

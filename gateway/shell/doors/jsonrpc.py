@@ -9,11 +9,13 @@ from gateway.core.bindings import jsonrpc
 from gateway.core.bindings.protojson import json_names, may_have_proto_names
 from gateway.core.errors import ContentTypeNotSupported, GatewayError, InvalidRequest
 from gateway.core.exchange import Call
+from gateway.core.mixed import mixed_call, reply_body
+from gateway.core.notes import Cx
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
 from gateway.core.versions import check_method_version, client_version, method_version, version_declared
 from gateway.shell.carrier.pipeline import A2ACaller, Context, read_body, serve
-from gateway.shell.carrier.proxy import Raw
+from gateway.shell.carrier.proxy import MIXED, Raw
 from gateway.shell.doors.http_seat import forward
 
 _WRONG_TYPE = "Incompatible content types: a JSON-RPC request body is application/json"
@@ -53,4 +55,13 @@ async def _door(ctx: Context) -> web.StreamResponse:
     params = rpc.params
     if client is Version.V10 and may_have_proto_names(body):
         params = json_names(op, params)   # ProtoJSON's proto field names, as v1.0 parsers accept them
-    return await forward(ctx, Call(op, client, Binding.JSONRPC, params, rpc.id), Raw("POST", "", (), body))
+    mixed = mixed_call(op, rpc.id, params, Cx(ctx.notes)) if client is Version.V03 else None
+    if mixed is not None:  # v0.3 names, v1.0-shaped objects (fasta2a's client): a v1.0 call, answered in its shapes
+        caller.version = client = Version.V10
+        params, body = mixed.params, mixed.body
+        ctx.fields[MIXED] = mixed.v03_enums   # shell.carrier.proxy writes its stream back too
+    response = await forward(ctx, Call(op, client, Binding.JSONRPC, params, rpc.id), Raw("POST", "", (), body))
+    if mixed is not None and mixed.v03_enums and isinstance(response, web.Response) \
+            and isinstance(response.body, bytes):
+        response.body = reply_body(response.body)
+    return response

@@ -27,6 +27,7 @@ from gateway.core.translate.errors.table import (
     index_rows,
     own_fault,
     rpc_fields,
+    with_error_info,
 )
 from gateway.core.translate.registry import Family, Table
 from gateway.core.translate.shape import drop_unknown, expect, obj, required, text
@@ -193,7 +194,7 @@ def rest_body(error: JsonObj, dialect: Dialect, cx: Cx, table: StatusTable = "v1
         if data is not ABSENT and type(data) is not list:
             cx.note("error_data_not_array", f"{at}.data")
             data = data_to_v10(code, data, cx, at)
-        details = None if data is ABSENT else copy.deepcopy(data)
+        details = with_error_info(code, None if data is ABSENT else copy.deepcopy(data), cx, f"{at}.data")
         return http_status_for(code, dialect), _status_body(code, message, details)
     body = _v03_rest_body(code, message, data_to_v03(code, data, cx, f"{at}.data"))
     return http_status_for(code, dialect, table), body

@@ -99,6 +99,23 @@ def error_info(reason: str, metadata: JsonObj | None = None) -> JsonObj:
     return info
 
 
+def has_error_info(details: Any) -> bool:
+    """Whether v1.0 error details hold an A2A ErrorInfo (its type and the A2A domain)."""
+    return type(details) is list and any(
+        type(d) is dict and d.get("@type") == ERROR_INFO_TYPE and d.get("domain") == DOMAIN for d in details)
+
+
+def with_error_info(code: int, details: list[Any] | None, cx: Cx, at: str) -> list[Any] | None:
+    """v1.0 error details carrying the ErrorInfo S10 requires of every A2A error (what a2a-sdk 1.x reads the
+    error from): the agent's own, else one built from the code's row and put first (noted: fasta2a and
+    langgraph-api answer a bare `-32001`). A code the table does not know keeps its details as they are."""
+    row = BY_CODE.get(code)
+    if row is None or has_error_info(details):
+        return details
+    cx.note("error_info_added", at, row.reason)
+    return [error_info(row.reason), *(details or ())]
+
+
 def http_status_for(code: int, dialect: Dialect, table: StatusTable = "v10") -> int:
     """HTTP status of a REST error body with JSON-RPC `code` in `dialect` (v0.3: per `table`)."""
     row = BY_CODE.get(code)

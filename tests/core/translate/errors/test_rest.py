@@ -189,3 +189,24 @@ def test_rest_v03_unknown_members_noted() -> None:
     assert out["error"]["code"] == 404
     assert _notes(cx) == [("dropped_unknown_member", "$.stack")]
 
+
+
+@pytest.mark.parametrize("row", te.ERRORS, ids=lambda r: r.v10_name)
+def test_rest_body_builds_the_error_info_a_bare_error_lacks(row: te.ErrorRow) -> None:
+    """fasta2a and langgraph-api answer a bare `{"code": -32001, "message": …}`: a v1.0 REST caller still
+    gets the table's status and the ErrorInfo a2a-sdk 1.x reads the error from (noted)."""
+    cx = Cx()
+    status, body = te.rest_body({"code": row.code, "message": "m"}, V10, cx)
+    assert (status, body) == (row.http_v10, _status(row.http_v10, row.grpc, "m", row.reason))
+    assert _notes(cx) == [("error_info_added", "$.data")]
+
+
+def test_rest_body_puts_the_error_info_before_other_details() -> None:
+    cx = Cx()
+    other = {"@type": te.VALUE_TYPE, "value": 1}
+    _, body = te.rest_body({"code": -32001, "message": "m", "data": [other]}, V10, cx)
+    assert body["error"]["details"] == [te.error_info("TASK_NOT_FOUND"), other]
+    # an ErrorInfo of another domain is not A2A's: the A2A one is added
+    foreign = {"@type": INFO, "reason": "X", "domain": "example.com"}
+    _, body = te.rest_body({"code": -32001, "message": "m", "data": [foreign]}, V10, Cx())
+    assert body["error"]["details"] == [te.error_info("TASK_NOT_FOUND"), foreign]

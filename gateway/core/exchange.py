@@ -351,10 +351,13 @@ class Exchange:
         if op.card_result:
             return self._card(result)
         src = self.dst
-        if src is Dialect.V10 and self.upstream.binding is Binding.JSONRPC and v03_item(result):
+        if src is Dialect.V10 and result.__class__ is dict and "kind" in result \
+                and self.upstream.binding is Binding.JSONRPC and v03_item(result):
             src, self.spoke_v03 = Dialect.V03RPC, True  # a 1.0 card, a result in v0.3's shape: read so, and learned
             self.cx.note(SPOKE_V03_NOTE, "$.result", "a v0.3 JSON-RPC result from an interface said to speak v1.0")
-        if src is Dialect.V10:  # the hub as the agent wrote it: its timestamps repaired first
+        if src is Dialect.V10 and self.src is Dialect.V10:
+            # a v1.0 caller reads the hub as the agent wrote it: its timestamps repaired here (toward a v0.3
+            # caller the status translator repairs them as it writes them)
             repair_statuses(result, self.cx, "$.result")
         if self.sealer is not None and op.push_results:
             hub = translate(op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")

@@ -9,7 +9,7 @@ from typing import Any, Final
 import gateway.core.jsoncodec as jsoncodec
 from gateway.core.dialects import ROLE_FROM_V10, ROLE_TO_V10, STATE_FROM_V10
 from gateway.core.errors import GatewayError
-from gateway.core.notes import Cx
+from gateway.core.notes import Cx, Note
 from gateway.core.operations import Operation
 from gateway.core.sse import map_data_lines
 from gateway.core.types import JsonObj, Version
@@ -47,11 +47,13 @@ def _v10_shaped(message: Any) -> bool:
         type(part) is dict and _V03_PART_MEMBERS.isdisjoint(part) for part in parts)
 
 
-def mixed_call(op: Operation, rpc_id: Any, params: Any, cx: Cx) -> Mixed | None:
-    """A v0.3-named JSON-RPC call whose message is v1.0-shaped (noted), as the v1.0 call it is; None for
-    every other call, which stays in the dialect its method names (a call with no message cannot tell)."""
+def mixed_call(op: Operation, rpc_id: Any, params: Any, notes: list[Note]) -> Mixed | None:
+    """A v0.3-named JSON-RPC call whose message is v1.0-shaped (noted into `notes`), as the v1.0 call it is;
+    None for every other call, which stays in the dialect its method names (a call with no message cannot
+    tell)."""
     if op.name not in _MESSAGE_OPERATIONS or type(params) is not dict or not _v10_shaped(params.get("message")):
         return None
+    cx = Cx(notes)
     out: JsonObj = copy.deepcopy(params)
     message = out["message"]
     role = message.get("role")

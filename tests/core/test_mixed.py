@@ -24,7 +24,7 @@ def test_a_v10_shaped_message_under_a_v03_name_is_read_as_v10() -> None:
     cx = Cx()
     params = {"message": _message({"text": "hi"}, FILE, {"data": [1]}), "configuration": {
         "acceptedOutputModes": [], "blocking": False}}
-    mixed = mixed_call(STREAM, "r1", params, cx)
+    mixed = mixed_call(STREAM, "r1", params, cx.notes)
     assert mixed is not None and mixed.v03_enums
     assert mixed.params == {"message": {**_message({"text": "hi"}, FILE, {"data": [1]}), "role": "ROLE_USER"},
                             "configuration": {"acceptedOutputModes": [], "returnImmediately": True}}
@@ -35,7 +35,7 @@ def test_a_v10_shaped_message_under_a_v03_name_is_read_as_v10() -> None:
 
 
 def test_v10_enum_spellings_are_kept() -> None:
-    mixed = mixed_call(SEND, 1, {"message": {**_message({"text": "hi"}), "role": "ROLE_USER"}}, Cx())
+    mixed = mixed_call(SEND, 1, {"message": {**_message({"text": "hi"}), "role": "ROLE_USER"}}, [])
     assert mixed is not None and not mixed.v03_enums and mixed.params["message"]["role"] == "ROLE_USER"
 
 
@@ -51,7 +51,7 @@ def test_v10_enum_spellings_are_kept() -> None:
 ])
 def test_what_is_not_told_by_its_shapes_stays_v03(op: Any, params: Any) -> None:
     cx = Cx()
-    assert mixed_call(op, 1, params, cx) is None and cx.notes == []
+    assert mixed_call(op, 1, params, cx.notes) is None and cx.notes == []
 
 
 def test_replies_are_written_back_in_v03_enum_spellings() -> None:

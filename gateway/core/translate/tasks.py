@@ -17,6 +17,7 @@ from gateway.core.translate.shape import arr, drop_unknown, obj, strings
 from gateway.core.types import V10, Dialect, JsonObj
 
 _UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
+_accepted = timestamps.ACCEPTED.fullmatch
 
 
 def timestamp_to_v10(value: Any, cx: Cx, at: str) -> str:
@@ -110,8 +111,9 @@ def status_from_v10(spec: DialectSpec) -> Translator:
         if message is not None:
             out["message"] = msg_fn(message, cx, at + ".message")
         ts = status.get("timestamp")
-        if ts is not None:
-            out["timestamp"] = timestamp_from_v10(ts, cx, f"{at}.timestamp")
+        if ts is not None:   # the usual, accepted value taken as it is without a call
+            out["timestamp"] = ts if ts.__class__ is str and _accepted(ts) else \
+                timestamp_from_v10(ts, cx, f"{at}.timestamp")
         return out
 
     return convert

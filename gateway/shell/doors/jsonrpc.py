@@ -10,7 +10,6 @@ from gateway.core.bindings.protojson import json_names, may_have_proto_names
 from gateway.core.errors import ContentTypeNotSupported, GatewayError, InvalidRequest
 from gateway.core.exchange import Call
 from gateway.core.mixed import mixed_call, reply_body
-from gateway.core.notes import Cx
 from gateway.core.operations import by_method
 from gateway.core.types import Binding, Version
 from gateway.core.versions import check_method_version, client_version, method_version, version_declared
@@ -55,7 +54,7 @@ async def _door(ctx: Context) -> web.StreamResponse:
     params = rpc.params
     if client is Version.V10 and may_have_proto_names(body):
         params = json_names(op, params)   # ProtoJSON's proto field names, as v1.0 parsers accept them
-    mixed = mixed_call(op, rpc.id, params, Cx(ctx.notes)) if client is Version.V03 else None
+    mixed = mixed_call(op, rpc.id, params, ctx.notes) if client is Version.V03 else None
     if mixed is not None:  # v0.3 names, v1.0-shaped objects (fasta2a's client): a v1.0 call, answered in its shapes
         caller.version = client = Version.V10
         params, body = mixed.params, mixed.body

@@ -1,6 +1,7 @@
 """The agent port: the one place a call's exchange with the agent is made (what the agent's interface is
 known to need: its file-bytes convention, the quirks made for it; what the gateway writes of itself), and for
-the calls the gateway makes as a v1.0 client (an AG-UI run, a push delivery's task fetch) that exchange sent on
+the calls the gateway makes as a v1.0 client (an AG-UI run, a push delivery's task fetch, a composed flow's
+sub-calls) that exchange sent on
 the agent's interface over its own binding (HTTP JSON-RPC, HTTP+JSON or gRPC), the request's headers or
 metadata built from what of the caller travels, the unary reply read back as a v1.0 result (pages followed)
 and a stream opened for its messages. A user of the port never branches on the agent's binding."""

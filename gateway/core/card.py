@@ -33,6 +33,10 @@ class Interface:
     url: str
     tenant: str = ""
 
+    def at(self, path: str) -> str:
+        """The URL of a request to this (HTTP) interface: its base URL, and the operation's path under it."""
+        return self.url if not path else self.url.rstrip("/") + path
+
 
 @dataclass(frozen=True, slots=True)
 class UpstreamCard:

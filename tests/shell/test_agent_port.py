@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from multidict import CIMultiDict
 
 from gateway.config import load
 from gateway.core.card import Interface
@@ -48,7 +49,7 @@ def _exchange(agent: Any, op: str, params: Any) -> Exchange:
 
 async def test_a_result_with_the_callers_headers_and_the_interfaces_version(agent: Any, upstream: Upstream) -> None:
     agent.reply_json("GetTask", TASK)
-    got = await result(upstream, _exchange(agent, "get_task", GET), Caller({"Authorization": "Bearer k"}),
+    got = await result(upstream, _exchange(agent, "get_task", GET), Caller(CIMultiDict({"Authorization": "Bearer k"})),
                        read_only=True)
     assert got == Result(True, TASK)
     (sent,) = agent.calls("GetTask")

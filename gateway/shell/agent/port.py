@@ -9,12 +9,12 @@ and a stream opened for its messages. A user of the port never branches on the a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict
 
 from gateway.core.bindings.grpc.metadata import from_headers, toward_agent
 from gateway.core.bindings.rest import Outgoing
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTENT_TYPE", "LINK_FAULTS", "PROTO_BYTES", "Caller", "Challenge", "Serving", "exchange", "grpc_metadata",
            "grpc_stream", "grpc_unary", "http_headers", "open_stream", "quiet_too_long", "reach",
-           "rest_bytes_of_client", "result", "url"]
+           "rest_bytes_of_client", "result"]
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -94,7 +94,7 @@ class Caller:
     extensions it asked for, the application's own; as its parser read them, or decoded), the gateway's own
     calls none; its address for X-Forwarded-For."""
 
-    headers: AnyHeaders | RawHeaders | Mapping[str, str] | None = None
+    headers: AnyHeaders | RawHeaders | None = None
     peer: str | None = None
 
 
@@ -114,16 +114,10 @@ class Challenge:
     body: bytes | None = None
 
 
-def url(iface: Interface, path: str) -> str:
-    """The URL of a request to an HTTP interface: its base URL, and the operation's path under it."""
-    return iface.url if not path else iface.url.rstrip("/") + path
-
-
 def http_headers(upstream: Upstream, iface: Interface, caller: Caller, accept: str) -> RequestHeaders:
     """The headers of a request to an HTTP interface: the caller's end-to-end ones, the configured extras,
     the interface's version and content type."""
-    given = caller.headers
-    client = given if isinstance(given, CIMultiDict | CIMultiDictProxy | tuple) else CIMultiDict(given or {})
+    client = caller.headers if caller.headers is not None else CIMultiDict()
     headers = upstream_request_headers(client, iface.version, peer=caller.peer,
                                        extra=upstream.settings.headers,
                                        content_type=CONTENT_TYPE[iface.version, iface.binding])
@@ -173,7 +167,7 @@ def grpc_stream(upstream: Upstream, iface: Interface, path: str, request: bytes,
 def _metadata(upstream: Upstream, iface: Interface, caller: Caller) -> list[tuple[str, str | bytes]]:
     given = caller.headers
     pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in given] if isinstance(given, tuple) else \
-        list((given or {}).items())
+        list(given.items()) if given is not None else []
     return grpc_metadata(upstream, iface, from_headers(pairs))
 
 
@@ -195,7 +189,7 @@ async def result(upstream: Upstream, exchange: Exchange, caller: Caller = NOBODY
             got = await grpc_unary(upstream, iface, out.path, out.body or b"", _metadata(upstream, iface, caller))
             step = exchange.read_grpc_result(got.status if got.status is not None else got.message or b"")
         else:
-            reply = await upstream.request(out.method, url(iface, out.path), body=out.body, query=out.query,
+            reply = await upstream.request(out.method, iface.at(out.path), body=out.body, query=out.query,
                                            headers=http_headers(upstream, iface, caller, JSON), read_only=read_only)
             if reply.status in (401, 403):
                 return Challenge(reply.status, reply.headers, reply.body)
@@ -220,7 +214,7 @@ async def open_stream(upstream: Upstream, exchange: Exchange, caller: Caller = N
         async with grpc_stream(upstream, iface, out.path, out.body or b"", _metadata(upstream, iface, caller)) as call:
             yield call
         return
-    resp = await upstream.open(out.method, url(iface, out.path), headers=http_headers(upstream, iface, caller, SSE),
+    resp = await upstream.open(out.method, iface.at(out.path), headers=http_headers(upstream, iface, caller, SSE),
                                body=out.body, query=out.query, read_only=exchange.op.read_only)
     try:
         yield resp

@@ -519,6 +519,20 @@ class Upstream:
 
     # ---- requests -----------------------------------------------------------------------------
 
+    async def _enter(self, pool: Pool | None, url: str, headers: MutableMapping[str, str]) -> Pool:
+        """A call's way in: answered at once while the agent at `url` is known down, the trace context written
+        into its headers, a slot of `pool` taken (the caller releases it)."""
+        refusal = self.health.refusal(url)
+        if refusal is not None:
+            self._failed_at_once()
+            raise refusal
+        assert pool is not None, "Upstream.start() not awaited"
+        if self.inject is not None:
+            self.inject(headers)
+        if not pool.take():
+            await pool.acquire(self.metrics)
+        return pool
+
     async def request(self, method: str, url: str, *, headers: MutableMapping[str, str],
                       body: bytes | None = None, query: Sequence[tuple[str, str]] = (),
                       read_only: bool = False) -> Reply:
@@ -526,16 +540,7 @@ class Upstream:
         when `read_only`, on 502/503/504 too); its reply's head within first_byte, the whole within
         total_unary. An agent known down is answered at once (AgentUnavailable); any other failure becomes
         UpstreamUnavailable (UpstreamTimeout past a deadline) in plain words, a full pool GatewayOverloaded."""
-        refusal = self.health.refusal(url)
-        if refusal is not None:
-            self._failed_at_once()
-            raise refusal
-        pool = self._unary
-        assert pool is not None, "Upstream.start() not awaited"
-        if self.inject is not None:
-            self.inject(headers)
-        if not pool.take():
-            await pool.acquire(self.metrics)
+        pool = await self._enter(self._unary, url, headers)
         t = self.deadlines
         # the deadlines, on the reply (Links): no timer of their own
         now = time.monotonic()
@@ -567,17 +572,8 @@ class Upstream:
                    read_only: bool = False) -> StreamReply:
         """Start a streaming exchange on the streams' pool (retried as `request` is, until the reply's head,
         within first_byte); the caller must release the response (its connection's slot comes back with it)."""
-        refusal = self.health.refusal(url)
-        if refusal is not None:
-            self._failed_at_once()
-            raise refusal
-        pool = self._streams
-        assert pool is not None, "Upstream.start() not awaited"
+        pool = await self._enter(self._streams, url, headers)
         t = self.deadlines
-        if self.inject is not None:
-            self.inject(headers)
-        if not pool.take():
-            await pool.acquire(self.metrics)
         try:
             async with asyncio.timeout(t.first_byte):  # until the reply's head; the relay watches the rest
                 resp = await self._send(pool, method, url, headers, body, query, read_only,

@@ -77,7 +77,7 @@ class Send:
         return probe
 
     async def _http(self, iface: Interface, out: Outgoing) -> tuple[Verdict, str]:
-        url = iface.url if not out.path else iface.url.rstrip("/") + out.path
+        url = iface.at(out.path)
         headers: Mapping[str, str] = probe_headers(iface)
         reply = await self.request(out.method, url, headers=dict(headers), body=out.body, query=out.query)
         return judge(iface.binding, reply.status, reply.body)

@@ -30,7 +30,15 @@ from gateway.core.types import Binding, Version
 from gateway.core.verify import method_missing
 from gateway.core.versions import is_passthrough
 from gateway.shell.agent.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
-from gateway.shell.agent.port import PROTO_BYTES, Serving, exchange, grpc_metadata, grpc_stream, grpc_unary
+from gateway.shell.agent.port import (
+    CONTENT_TYPE,
+    PROTO_BYTES,
+    Serving,
+    exchange,
+    grpc_metadata,
+    grpc_stream,
+    grpc_unary,
+)
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import read_bounded
 from gateway.shell.carrier.migration import check_cutoff
@@ -46,7 +54,6 @@ if TYPE_CHECKING:
 __all__ = ["MIXED", "Raw", "exchange_for", "forward", "upstream_headers"]
 
 JSON = "application/json"
-REST_CONTENT_TYPE = {Version.V03: JSON, Version.V10: "application/a2a+json"}
 # the exchange field a mixed-dialect caller's door sets (True: its replies are written in v0.3's enum spellings)
 MIXED = "mixed_dialect"
 
@@ -119,7 +126,7 @@ def upstream_headers(ctx: Context, iface: Interface,
                      content_type: str | None = None) -> RequestHeaders:
     """The headers of a request to `iface`: the client's end-to-end ones, the configured extras (in force);
     `content_type`, else the binding's own."""
-    ctype = content_type or (JSON if iface.binding is Binding.JSONRPC else REST_CONTENT_TYPE[iface.version])
+    ctype = content_type or CONTENT_TYPE[iface.version, iface.binding]
     return upstream_request_headers(ctx.forwarded_raw(), iface.version, peer=ctx.request.remote,
                                     extra=ctx.settings.upstream.headers, content_type=ctype)
 
@@ -166,9 +173,6 @@ async def translated(ctx: Context, call: Call, iface: Interface,
             ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped items behind a 1.0 card (langgraph-api)
 
 
-def _url(iface: Interface, path: str) -> str:
-    return iface.url if not path else iface.url.rstrip("/") + path
-
 
 def route_missing(status: int, body: Any) -> bool:
     """A framework's own 404/405/501 (no A2A error body), or a2a-sdk 0.3's NotImplementedError."""
@@ -183,7 +187,7 @@ def route_missing(status: int, body: Any) -> bool:
 
 async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool = False) -> web.Response:
     while True:
-        url = _url(exchange.upstream, out.path)
+        url = exchange.upstream.at(out.path)
         reply = await ctx.upstream.request(out.method, url, headers=upstream_headers(ctx, exchange.upstream),
                                            body=out.body, query=out.query, read_only=exchange.op.read_only)
         status, headers, body = reply.status, reply.headers, reply.body
@@ -210,7 +214,7 @@ async def _open_stream(ctx: Context, exchange: Exchange, out: Outgoing) -> Strea
     """The agent's reply to a translated stream request, opened (its headers are not kept while it is open)."""
     headers = upstream_headers(ctx, exchange.upstream)
     headers["Accept"] = "text/event-stream"
-    return await ctx.upstream.open(out.method, _url(exchange.upstream, out.path), headers=headers,
+    return await ctx.upstream.open(out.method, exchange.upstream.at(out.path), headers=headers,
                                    body=out.body, query=out.query, read_only=exchange.op.read_only)
 
 
@@ -233,9 +237,7 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
             return respond(step.reply, client_response_headers(resp.headers, client))
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         relay = exchange.stream(max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
-        ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
-        ctx.outcome = "stream"
-        ctx.fields["events"] = relay.events_out
+        await _pump(ctx, stream, resp, relay)
         return stream
     finally:
         if not resp.closed:
@@ -249,13 +251,16 @@ async def _sse_error(ctx: Context, reply: Reply, headers: AnyHeaders, client: Ve
     return stream
 
 
-async def _pump(ctx: Context, stream: web.StreamResponse, resp: StreamReply, relay: Relay) -> int:
+async def _pump(ctx: Context, stream: web.StreamResponse, resp: StreamReply, relay: Relay) -> None:
+    """The agent's stream relayed to the caller's until either ends, then closed; the exchange's outcome, its
+    bytes and events recorded."""
     if ctx.fields.get(MIXED):  # a mixed-dialect caller reading v0.3's enum spellings (doors.jsonrpc)
         relay = RewrittenStream(relay, reply_frames)
-    written = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds, budget=ctx.budget,
-                         lifecycle=ctx.lifecycle)
+    ctx.fields["bytes"] = await pump(stream, resp, relay, heartbeat=ctx.settings.server.heartbeat_seconds,
+                                     budget=ctx.budget, lifecycle=ctx.lifecycle)
     await stream.write_eof()
-    return written
+    ctx.outcome = "stream"
+    ctx.fields["events"] = relay.events_out
 
 
 async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
@@ -265,7 +270,7 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
     `fallback`: a framework's own 404/405/501 raises RouteMissing (the agent's next interface is tried)."""
     client = iface.version
     if not call.op.streaming:
-        reply = await ctx.upstream.request(raw.method, _url(iface, raw.path), headers=_relayed_headers(ctx, iface),
+        reply = await ctx.upstream.request(raw.method, iface.at(raw.path), headers=_relayed_headers(ctx, iface),
                                            body=raw.body or None, query=raw.query, read_only=call.op.read_only)
         if _unknown_method(ctx, iface, reply.status, reply.body):
             await _relearn(ctx, call, iface)
@@ -295,14 +300,12 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
                                                 habit=habit)
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         try:
-            ctx.fields["bytes"] = await _pump(ctx, stream, resp, relay)
+            await _pump(ctx, stream, resp, relay)
         finally:
             if habit is None and repairing.habit is not None:
                 ctx.upstream.timestamp_habit.setdefault(iface.url, repairing.habit)
             if checked.spoke_v03:
                 ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped events behind a 1.0 card (langgraph-api)
-        ctx.outcome = "stream"
-        ctx.fields["events"] = relay.events_out
         return stream
     finally:
         if not resp.closed:
@@ -319,7 +322,7 @@ async def _open_relayed(ctx: Context, call: Call, iface: Interface, raw: Raw) ->
     as long as the stream is open."""
     headers = _relayed_headers(ctx, iface)
     headers["Accept"] = ctx.request.headers.get("Accept", "text/event-stream")
-    return await ctx.upstream.open(raw.method, _url(iface, raw.path), headers=headers, body=raw.body or None,
+    return await ctx.upstream.open(raw.method, iface.at(raw.path), headers=headers, body=raw.body or None,
                                    query=raw.query, read_only=call.op.read_only)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 from aiohttp import web
+from multidict import CIMultiDict
 
 import gateway.shell.agent.port as agent_port
 from gateway.config import Settings
@@ -41,7 +42,7 @@ from gateway.core.stream import HubItem, StreamRelay
 from gateway.core.types import JsonObj, Version
 from gateway.observability import get_logger
 from gateway.shell.agent.link_failures import stream_broke
-from gateway.shell.agent.port import Caller
+from gateway.shell.agent.port import LINK_FAULTS, Caller
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import Upstream, read_bounded
 from gateway.shell.carrier.pipeline import Context, read_body, serve
@@ -254,7 +255,7 @@ class RunDoor:
 
     def _caller(self, call: Call) -> Caller:
         """What of the run's caller travels to the agent: its credentials and the extensions the run asks for."""
-        headers = {}
+        headers: CIMultiDict[str] = CIMultiDict()
         authorization = self.ctx.forwarded_headers().get("Authorization")
         if authorization:
             headers["Authorization"] = authorization
@@ -278,11 +279,8 @@ class RunDoor:
                 await remember(self.ctx.request.config_dict[TASK_INDEX], self.ctx.task_scope(), exchange)
 
     async def _unary(self, exchange: Exchange, caller: Caller) -> None:
-        try:
-            got = await self.waiting(agent_port.result(self.ctx.upstream, exchange, caller), FOREVER)
-        except TimeoutError:
-            await self.send(self.run.fail("upstream.timeout", "the agent did not answer in time"))
-            return
+        # the port's deadlines bound the call (UpstreamTimeout, answered by _exchange as every link fault)
+        got = await self.waiting(agent_port.result(self.ctx.upstream, exchange, caller), FOREVER)
         if isinstance(got, agent_port.Challenge):
             await self.send(self.run.fail(f"upstream.http_{got.status}", f"the agent answered HTTP {got.status}"))
         elif not got.ok:
@@ -297,11 +295,8 @@ class RunDoor:
             try:
                 resp = await self.waiting(held.enter_async_context(
                     agent_port.open_stream(upstream, exchange, caller)), FOREVER)
-            except TimeoutError:
-                await self.send(self.run.fail("upstream.timeout", "the agent did not answer in time"))
-                return
-            except (UpstreamUnavailable, UpstreamTimeout, GatewayOverloaded) as err:
-                await self.send(self.run.fail("upstream.unreachable", err.message))
+            except LINK_FAULTS as err:   # no head within first_byte, the agent unreachable, the pool full
+                await self.send(self.run.fail(*_fault(err)))
                 return
             if isinstance(resp, StreamReply):
                 await self._reply(exchange, exchange.op, resp)
@@ -463,10 +458,11 @@ class RunRelay:
 
 
 def _fault(err: GatewayError) -> tuple[str, str]:
-    """The RUN_ERROR code and message of a relay fault."""
+    """The RUN_ERROR code and message of a fault of the agent's call or stream: its deadlines, the agent or the
+    pool out of reach, else the agent's reply not usable."""
     if isinstance(err, UpstreamTimeout):
         return "upstream.timeout", "the agent was silent for too long"
-    if isinstance(err, UpstreamUnavailable):
+    if isinstance(err, UpstreamUnavailable | GatewayOverloaded):
         return "upstream.unreachable", err.message
     return "upstream.protocol_error", err.message
 

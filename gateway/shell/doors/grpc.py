@@ -49,7 +49,7 @@ from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
 from gateway.observability import bind_exchange, clear, get_logger
 from gateway.shell.agent.channels import GrpcStream
-from gateway.shell.agent.headers import RequestHeaders, upstream_request_headers
+from gateway.shell.agent.headers import RequestHeaders
 from gateway.shell.agent.port import (
     PROTO_BYTES,
     Caller,
@@ -59,6 +59,7 @@ from gateway.shell.agent.port import (
     grpc_metadata,
     grpc_stream,
     grpc_unary,
+    http_headers,
 )
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import UPSTREAM, Upstream, read_bounded
@@ -80,7 +81,6 @@ __all__ = ["GrpcListener", "GrpcSeat"]
 log = get_logger("gateway.exchange")
 
 _STATUS = {code.value[0]: code for code in grpc.StatusCode}
-_CONTENT_TYPE = {Version.V03: "application/json", Version.V10: "application/a2a+json"}
 _SSE = "text/event-stream"
 Metadata = Sequence[tuple[str, str | bytes]]
 Context = grpc.aio.ServicerContext[bytes, bytes]
@@ -132,6 +132,10 @@ class GrpcCall:
 
     def caller_seen(self) -> SeenCaller:
         return SeenCaller(self.migration, self.headers(), self.rpc.version, Binding.GRPC)
+
+    def caller(self) -> Caller:
+        """What of the caller travels to an HTTP agent: its forwarded metadata read as headers, its address."""
+        return Caller(CIMultiDict(to_headers(self.forwarded())), _peer(self.context))
 
     def stamp(self) -> list[tuple[str, str]]:
         """What every reply of the call carries, as the HTTP doors' replies do (pipeline.Context.stamp): its
@@ -320,14 +324,9 @@ class GrpcListener:
     # ---- toward an HTTP agent (JSON-RPC or HTTP+JSON) -------------------------------------------------
 
     def _headers(self, call: GrpcCall, iface: Interface, accept: str) -> RequestHeaders:
-        """The caller's metadata as the agent's request headers: authorization and the application's keys
-        untouched, the transport's dropped, the agent's version and extensions spelled its way."""
-        ctype = "application/json" if iface.binding is Binding.JSONRPC else _CONTENT_TYPE[iface.version]
-        client = CIMultiDict(to_headers(call.forwarded()))
-        headers = upstream_request_headers(client, iface.version, peer=_peer(call.context),
-                                           extra=call.settings.upstream.headers, content_type=ctype)
-        headers["Accept"] = accept
-        return headers
+        """The caller's metadata as the agent's request headers (agent_port.http_headers: authorization and
+        the application's keys untouched, the transport's dropped, the agent's version and extensions)."""
+        return http_headers(self.upstream, iface, call.caller(), accept)
 
     async def _initial(self, call: GrpcCall, headers: Any) -> None:
         """An HTTP agent's reply headers as the caller's initial metadata (activated extensions included)."""
@@ -338,7 +337,7 @@ class GrpcListener:
         iface = exchange.upstream
         while True:
             async with asyncio.timeout(call.context.time_remaining()):   # the unary deadline is the port's
-                reply = await self.upstream.request(method, _url(iface, path), body=body, query=query,
+                reply = await self.upstream.request(method, iface.at(path), body=body, query=query,
                                                     headers=self._headers(call, iface, "*/*"))
             failed = _http_failure(reply.status, reply.headers)
             if failed is not None:
@@ -358,7 +357,7 @@ class GrpcListener:
     async def _http_stream(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
                            query: Any) -> bytes | GrpcStatus:
         iface = exchange.upstream
-        resp = await self.upstream.open(method, _url(iface, path), headers=self._headers(call, iface, _SSE),
+        resp = await self.upstream.open(method, iface.at(path), headers=self._headers(call, iface, _SSE),
                                         body=body, query=query)
         try:
             if resp.status != 200 or resp.content_type != _SSE:   # refused before the first event
@@ -509,8 +508,7 @@ class GrpcSeat:
 
     @property
     def caller(self) -> Caller:
-        grpc_call = self.grpc_call
-        return Caller(CIMultiDict(to_headers(grpc_call.forwarded())), _peer(grpc_call.context))
+        return self.grpc_call.caller()
 
     async def answer(self, main: Exchange, got: Got) -> bytes | GrpcStatus:
         grpc_call = self.grpc_call
@@ -589,9 +587,6 @@ async def _send(call: GrpcCall, frames: Iterable[bytes | GrpcStatus],
             handle.wrote(len(frame))
     return None, written, count
 
-
-def _url(iface: Interface, path: str) -> str:
-    return iface.url if not path else iface.url.rstrip("/") + path
 
 
 def _peer(context: Context) -> str | None:

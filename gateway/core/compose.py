@@ -1,6 +1,7 @@
 """v1.0 behaviour a v0.3 agent lacks, composed from the v0.3 operations it has: the task records the gateway
-keeps of what it saw pass (who may list them), ListTasks answered from them, SubscribeToTask's refusals, and
-a push config picked by id. Pure rules: the shell stores the records and makes the calls."""
+keeps of what it saw pass (who may list them), ListTasks answered from them, SubscribeToTask's refusals, a
+push config picked by id, and a blocking send some agents answer at once (what waits, what has settled).
+Pure rules: the shell stores the records and makes the calls."""
 
 from __future__ import annotations
 
@@ -14,33 +15,46 @@ from datetime import UTC, datetime
 from typing import Any
 
 import gateway.core.jsoncodec as jsoncodec
-from gateway.core.dialects import STATE_ALIASES_V10, TERMINAL_V10, V10_STATE_BY_NUMBER
+from gateway.core.dialects import (
+    SPECS,
+    STATE_ALIASES_V10,
+    STATE_TO_V10,
+    TERMINAL_V10,
+    V10_STATE_BY_NUMBER,
+)
 from gateway.core.errors import (
     GatewayError,
+    MalformedEnvelope,
     PushNotificationNotSupported,
     TaskNotFound,
     TranslationError,
     UnsupportedOperation,
 )
-from gateway.core.types import JsonObj
+from gateway.core.quirks import Quirks
+from gateway.core.types import Dialect, JsonObj, Version
 
 __all__ = [
     "CREDENTIAL_HEADERS",
     "NO_HISTORY_LIMIT",
     "ListQuery",
     "TaskRecord",
+    "awaited",
     "caller_scope",
+    "just_submitted",
     "list_page",
     "list_query",
     "listed_task",
     "pick_config",
     "push_refusal",
     "records_in",
+    "settle_params",
+    "settled",
     "status_change",
     "subscribe_refusal",
     "subscription_over",
     "task_state",
     "timestamp_key",
+    "waits",
 ]
 
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "cookie")
@@ -120,10 +134,11 @@ def timestamp_key(value: Any) -> float | None:
 
 
 def _state(value: Any) -> str | None:
+    """A task state as its v1.0 name, however the agent spelled it (a number, an alias, v0.3's lower case)."""
     if type(value) is int:
         return V10_STATE_BY_NUMBER.get(value)
     if type(value) is str:
-        return STATE_ALIASES_V10.get(value, value)
+        return STATE_ALIASES_V10.get(value) or STATE_TO_V10.get(value, value)
     return None
 
 
@@ -322,3 +337,76 @@ def push_refusal(op_name: str, card: JsonObj) -> GatewayError | None:
 def pick_config(configs: Iterable[Any], config_id: str) -> JsonObj | None:
     """The config of a list whose id is the one asked for; None when there is none (never another one)."""
     return next((c for c in configs if isinstance(c, dict) and c.get("id") == config_id), None)
+
+
+# ---- SendMessage, blocking ---------------------------------------------------------------------------
+# A blocking send is answered once its task is terminal or interrupted (v1.0 SendMessageConfiguration:
+# `returnImmediately` false, the default; v0.3 `blocking` true). Some agents answer every send at once with
+# the task just submitted (fasta2a): for a caller that waits, the shell reads the task again until it settles.
+# Only a task still `submitted` shows the agent did not wait at all: one answered `working` may be an agent's
+# own choice (its work goes on in the background, told by push notifications), and is relayed as it is.
+
+UNDER_WAY_V10 = frozenset({"TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"})
+_SUBMITTED_V10 = "TASK_STATE_SUBMITTED"
+# the cheap look at a reply's bytes before it is parsed: a submitted state in any version's spelling (most
+# replies, a settled task or a message, have none and keep their bytes untouched)
+_SUBMITTED_BYTES = re.compile(rb'"state"\s*:\s*(?:"(?:TASK_STATE_SUBMITTED|submitted)"|1\b)')
+
+
+def waits(params: Any, dialect: Dialect, quirks: Quirks) -> bool:
+    """Whether a SendMessage of `dialect` with these params asks to be answered once its task settles: v1.0
+    unless `returnImmediately` is true; v0.3 as `blocking` says, an absent one as the dialect's quirk gives it
+    (JSON-RPC servers blocked, a2a-sdk 0.3's REST servers did not), a `false` ignored under
+    ignore_blocking_false (v0.3 .NET clients always send it)."""
+    conf = params.get("configuration") if isinstance(params, dict) else None
+    conf = conf if isinstance(conf, dict) else {}
+    quirk = SPECS[dialect].blocking_quirk
+    if quirk is None:
+        return conf.get("returnImmediately") is not True
+    blocking = conf.get("blocking")
+    if blocking is False and quirks.ignore_blocking_false:
+        blocking = None
+    return blocking if type(blocking) is bool else bool(getattr(quirks, quirk))
+
+
+def awaited(params: Any, dialect: Dialect, quirks: Quirks, body: bytes, *, jsonrpc: bool) -> str | None:
+    """The task a blocking send (`params` in the caller's `dialect`) should be answered with once it settles:
+    the agent's reply (`body`) left it just submitted. None for a caller that does not wait, or any other reply."""
+    return just_submitted(body, jsonrpc=jsonrpc) if waits(params, dialect, quirks) else None
+
+
+def just_submitted(body: bytes, *, jsonrpc: bool) -> str | None:
+    """The id of the task an agent's SendMessage reply (a JSON-RPC response, or an HTTP+JSON body) carries
+    while it is still `submitted`, in either version's shape (v0.3 JSON-RPC: the Task with its `kind`; else
+    `{"task": …}`); None for a message, a task under way or settled, an error, or what cannot be read."""
+    if _SUBMITTED_BYTES.search(body) is None:
+        return None
+    try:
+        value = jsoncodec.loads(body)
+    except MalformedEnvelope:
+        return None   # the reply is read (and refused) as it always is
+    if jsonrpc:
+        value = value.get("result") if isinstance(value, dict) else None
+    if isinstance(value, dict) and isinstance(value.get("task"), dict):
+        value = value["task"]
+    if not isinstance(value, dict) or task_state(value) != _SUBMITTED_V10:
+        return None
+    task_id = value.get("id")
+    return task_id if type(task_id) is str and task_id else None
+
+
+def settled(task: Any) -> bool | None:
+    """Whether a Task (v1.0 or v0.3) is no longer under way: terminal, interrupted, or in a state the gateway
+    does not wait on; None when it shows no state."""
+    state = task_state(task)
+    return None if state is None else state not in UNDER_WAY_V10
+
+
+def settle_params(task_id: str, params: Any, dialect: Dialect) -> JsonObj:
+    """The v1.0 GetTask params that read the task of a blocking send again: its history as the caller limited
+    it (a v0.3 caller's 0 is no limit)."""
+    conf = params.get("configuration") if isinstance(params, dict) else None
+    limit = conf.get("historyLength") if isinstance(conf, dict) else None
+    if type(limit) is not int or (limit == 0 and SPECS[dialect].version is not Version.V10):
+        return {"id": task_id}
+    return {"id": task_id, "historyLength": limit}

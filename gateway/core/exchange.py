@@ -285,6 +285,16 @@ class Exchange:
             "error", reply.error, src=Dialect.V03RPC, dst=Dialect.V10, cx=self.cx, at="$.error")
         return False, hub
 
+    def from_hub(self, result: Any) -> Result:
+        """A v1.0 result of this exchange's operation that the gateway read itself (a blocking send's task,
+        read again until it settled), for the client as the agent's own result would be: in its dialect,
+        its history within the limit it asked for, among the results the task index sees."""
+        out = translate(self.op.result_family, result, src=Dialect.V10, dst=self.src, cx=self.cx, at="$.result")
+        if self._history is not None:
+            _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
+        self.seen.append(out)
+        return Result(True, out)
+
     def reply_for(self, result: Result) -> Reply:
         """A result or A2A error read for the client (read_reply's, or one the shell composed) as its reply.
         A value the encoder refuses is the agent's fault (InvalidAgentResponse): a number past a double's

@@ -57,6 +57,10 @@ EXPLAINED: Mapping[str, str] = {
     # requests
     "mixed_dialect_caller": "a caller used v0.3 method names with v1.0-shaped params (fasta2a's client): its call "
                             "was read as v1.0 and answered in the shapes it sent",
+    "blocking_settled": "the agent answered a blocking send at once with its task under way (fasta2a): the "
+                        "gateway read the task again until it was terminal or interrupted, and answered that",
+    "blocking_unsettled": "the agent answered a blocking send with its task under way, and the task did not "
+                          "settle within the unary deadline (or could not be read again): its reply went as it was",
     "blocking_defaulted": "a v0.3 request without `blocking` got the value the quirks give it",
     "blocking_ignored": "`blocking: false` was ignored (quirk ignore_blocking_false)",
     "tenant_dropped": "a v1.0 tenant has no v0.3 slot and was dropped",

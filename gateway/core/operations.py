@@ -70,6 +70,9 @@ class Operation:
     """The StreamResponse member a unary result becomes when it is read as a stream item (the AG-UI door
     reads every result so); None when the result is already a `{task | message}` wrapper."""
     card_result: bool = False             # the result is an agent card: served as the gateway's own
+    settles: bool = False
+    """A blocking call of it is answered once its task is terminal or interrupted: an agent that answers it at
+    once with the task under way has the task read again for the caller (core.compose.under_way)."""
     v03_rpc_paged: bool = False
     """v0.3 JSON-RPC has no paging for this list: a v0.3 JSON-RPC caller gets every page of a v1.0 agent."""
     v03_rest_gap: bool = False
@@ -111,7 +114,7 @@ OPERATIONS: tuple[Operation, ...] = (
          V10: RestShape((("POST", "/message:send"),))},
         {V03: "SendMessage", V10: "SendMessage"},
         webhook=("configuration", "taskPushNotificationConfig"), webhook_task=("message", "taskId"),
-        history=("configuration", "historyLength"),
+        history=("configuration", "historyLength"), settles=True,
     ),
     Operation(
         "send_streaming_message", "message/stream", "SendStreamingMessage",

@@ -12,20 +12,27 @@ from hypothesis import strategies as st
 from gateway.core.compose import (
     ListQuery,
     TaskRecord,
+    awaited,
     caller_scope,
+    just_submitted,
     list_page,
     list_query,
     listed_task,
     pick_config,
     push_refusal,
     records_in,
+    settle_params,
+    settled,
     status_change,
     subscribe_refusal,
     subscription_over,
     task_state,
     timestamp_key,
+    waits,
 )
 from gateway.core.errors import TaskNotFound, TranslationError, UnsupportedOperation
+from gateway.core.quirks import Quirks
+from gateway.core.types import Dialect
 
 TASK = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING", "timestamp": "2026-01-02T03:04:05Z"},
         "history": [{"messageId": f"m{i}"} for i in range(4)], "artifacts": [{"artifactId": "a"}]}
@@ -184,3 +191,81 @@ def test_push_refusal_follows_the_card() -> None:
     for card in ({}, {"capabilities": {"pushNotifications": False}}, {"capabilities": {}}):
         refusal = push_refusal("list_push_configs", card)
         assert refusal is not None and refusal.jsonrpc_code == -32003
+
+
+# ---- SendMessage, blocking ----------------------------------------------------------------------------
+
+Q = Quirks()
+
+
+@pytest.mark.parametrize(("params", "dialect", "quirks", "expected"), [
+    ({"message": {}}, Dialect.V10, Q, True),                                           # v1.0: blocks by default
+    ({"configuration": {"returnImmediately": False}}, Dialect.V10, Q, True),
+    ({"configuration": {"returnImmediately": True}}, Dialect.V10, Q, False),
+    ({"configuration": {"blocking": False}}, Dialect.V10, Q, True),                     # not a v1.0 member
+    ({}, Dialect.V03RPC, Q, True),                                                     # JSON-RPC servers blocked
+    ({}, Dialect.V03REST, Q, False),                                                   # a2a-sdk 0.3 REST did not
+    ({"configuration": {"blocking": True}}, Dialect.V03REST, Q, True),
+    ({"configuration": {"blocking": False}}, Dialect.V03RPC, Q, False),
+    ({"configuration": {"blocking": False}}, Dialect.V03RPC, Quirks(ignore_blocking_false=True), True),
+    ({"configuration": {"blocking": "yes"}}, Dialect.V03RPC, Q, True),                 # not a boolean: the default
+    (None, Dialect.V03RPC, Quirks(rpc_blocking_default=False), False),
+])
+def test_who_waits_for_a_send_to_settle(params: Any, dialect: Dialect, quirks: Quirks, expected: bool) -> None:
+    assert waits(params, dialect, quirks) is expected
+
+
+_SUBMITTED_V10 = b'{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_SUBMITTED"}}}}'
+
+
+@pytest.mark.parametrize(("body", "jsonrpc", "expected"), [
+    (_SUBMITTED_V10, True, "t1"),
+    (b'{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t2","status":{"state": "submitted"}}}', True, "t2"),
+    (b'{"task":{"id":"t3","status":{"state":"TASK_STATE_SUBMITTED"}}}', False, "t3"),
+    (b'{"task":{"id":"t3","status":{"state":1}}}', False, "t3"),                      # v1.0's enum number
+    # under way, but the agent's own choice (a2a-sdk returns it when its executor leaves the task working)
+    (b'{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_WORKING"}}}}', True, None),
+    (b'{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_COMPLETED"}}}}', True, None),
+    (b'{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"input-required"}}}}', True, None),
+    # a settled task whose metadata mentions a submitted state: parsed, and left alone
+    (b'{"task":{"id":"t1","status":{"state":"completed"},"metadata":{"state":"submitted"}}}', False, None),
+    (b'{"task":{"id":"t1","status":{"state":"completed"},"metadata":{"state":10}}}', False, None),
+    (b'{"message":{"messageId":"m","parts":[{"text":"\\"state\\": \\"submitted\\""}]}}', False, None),
+    (b'{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"data":{"state":"submitted"}}}', True, None),
+    (b'{"task":{"id":"","status":{"state":"submitted"}}}', False, None),              # no id to read it by
+    (b'{"task":{"status":{"state":"submitted"}', False, None),                        # not JSON: read as usual
+    (b'{"task":{"id":"t1","status":{"state":"submitted"}}}', True, None),             # not a JSON-RPC response
+])
+def test_a_reply_just_submitted_names_its_task(body: bytes, jsonrpc: bool, expected: str | None) -> None:
+    assert just_submitted(body, jsonrpc=jsonrpc) == expected
+
+
+def test_awaited_only_for_a_caller_that_waits() -> None:
+    assert awaited({}, Dialect.V10, Q, _SUBMITTED_V10, jsonrpc=True) == "t1"
+    assert awaited({"configuration": {"returnImmediately": True}}, Dialect.V10, Q, _SUBMITTED_V10, jsonrpc=True) is None
+
+
+@pytest.mark.parametrize(("task", "expected"), [
+    ({"status": {"state": "TASK_STATE_WORKING"}}, False),
+    ({"status": {"state": "working"}}, False),
+    ({"status": {"state": 1}}, False),
+    ({"status": {"state": "TASK_STATE_INPUT_REQUIRED"}}, True),
+    ({"status": {"state": "auth-required"}}, True),
+    ({"status": {"state": "canceled"}}, True),
+    ({"status": {"state": "TASK_STATE_UNSPECIFIED"}}, True),   # nothing to wait on
+    ({"status": {}}, None),
+    ({}, None),
+])
+def test_settled(task: Any, expected: bool | None) -> None:
+    assert settled(task) is expected
+
+
+@pytest.mark.parametrize(("params", "dialect", "expected"), [
+    ({}, Dialect.V10, {"id": "t"}),
+    ({"configuration": {"historyLength": 0}}, Dialect.V10, {"id": "t", "historyLength": 0}),   # v1.0: none
+    ({"configuration": {"historyLength": 0}}, Dialect.V03RPC, {"id": "t"}),                    # v0.3: no limit
+    ({"configuration": {"historyLength": 3}}, Dialect.V03REST, {"id": "t", "historyLength": 3}),
+    ({"configuration": {"historyLength": "3"}}, Dialect.V10, {"id": "t"}),
+])
+def test_settle_reads_the_history_the_caller_asked_for(params: Any, dialect: Dialect, expected: Any) -> None:
+    assert settle_params("t", params, dialect) == expected

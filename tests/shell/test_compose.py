@@ -1,6 +1,7 @@
 """shell.carrier.compose end to end over loopback, v1.0 clients in front of scripted v0.3 agents: ListTasks from the
 task index (scoped, refreshed by GetTask, paged), SubscribeToTask composed (Task first, terminal and unknown
-tasks refused), a push config got by id checked, and the content-type rule of both doors."""
+tasks refused), a push config got by id checked, the content-type rule of both doors, and a blocking send an
+agent answered at once read again until it settled."""
 
 from __future__ import annotations
 
@@ -227,3 +228,77 @@ async def test_history_limits_hold_both_ways(fake_agent_factory, gateway_factory
                                  headers={"Content-Type": "application/json"})
         assert [m["messageId"] for m in (await resp.json())["result"]["history"]] == expected
     assert [c.params.get("historyLength") for c in v10.calls("GetTask")] == [2, None]
+
+
+# ---- a blocking send answered at once (fasta2a) ------------------------------------------------------------
+
+def v10_task(task_id: str, state: str, history: int = 0) -> dict[str, Any]:
+    task: dict[str, Any] = {"id": task_id, "contextId": "c1", "status": {"state": state}}
+    if history:
+        task["history"] = [{"messageId": f"m{i}", "role": "ROLE_USER", "parts": [{"text": str(i)}]}
+                           for i in range(history)]
+    return task
+
+
+async def test_a_blocking_send_answered_just_submitted_is_answered_once_settled(fake_agent_factory,
+                                                                                 gateway_factory) -> None:
+    """Same version and binding (the pass-through): the agent's `submitted` task is read again until it is
+    terminal, with the caller's credentials and history limit, and that is the send's result."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": v10_task("t1", "TASK_STATE_SUBMITTED")})
+    fake.reply_json("GetTask", v10_task("t1", "TASK_STATE_WORKING"))
+    fake.reply_json("GetTask", v10_task("t1", "TASK_STATE_COMPLETED", history=3))
+    client = await gateway_factory(fake.url)
+    payload = send()
+    payload["params"]["configuration"] = {"historyLength": 1}
+    body = await rpc(client, payload, **ALICE)
+    assert body["id"] == 1
+    assert body["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", body
+    assert [m["messageId"] for m in body["result"]["task"]["history"]] == ["m2"]
+    reads = fake.calls("GetTask")
+    assert len(reads) == 2 and reads[0].params == {"id": "t1", "historyLength": 1}
+    assert reads[0].headers["Authorization"] == "Bearer alice"
+
+
+async def test_a_v03_caller_gets_the_settled_task_in_its_shapes(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": v10_task("t1", "TASK_STATE_SUBMITTED")})
+    fake.reply_json("GetTask", v10_task("t1", "TASK_STATE_INPUT_REQUIRED"))   # interrupted: settled too
+    client = await gateway_factory(fake.url)
+    v03 = {"jsonrpc": "2.0", "id": 5, "method": "message/send", "params": {"message": {
+        "kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}}
+    resp = await client.post("/", data=jsoncodec.dumpb(v03), headers={"Content-Type": "application/json"})
+    body = await resp.json()
+    assert body["result"]["kind"] == "task" and body["result"]["status"]["state"] == "input-required", body
+    assert len(fake.calls("GetTask")) == 1
+
+
+async def test_a_rest_caller_of_a_jsonrpc_agent_gets_the_settled_task(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": v10_task("t1", "TASK_STATE_SUBMITTED")})
+    fake.reply_json("GetTask", v10_task("t1", "TASK_STATE_COMPLETED"))
+    client = await gateway_factory(fake.url)
+    resp = await client.post("/message:send", data=jsoncodec.dumpb(send()["params"]),
+                             headers={"A2A-Version": "1.0", "Content-Type": "application/a2a+json"})
+    body = await resp.json()
+    assert resp.status == 200 and body["task"]["status"]["state"] == "TASK_STATE_COMPLETED", body
+
+
+async def test_what_the_gateway_does_not_wait_on(fake_agent_factory, gateway_factory) -> None:
+    """A caller that asked not to wait, an agent that answered `working` (its own choice: a2a-sdk does when
+    its executor leaves the task so), and a task that cannot be read again: the agent's reply as it was."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": v10_task("t1", "TASK_STATE_SUBMITTED")})
+    fake.reply_json("GetTask", error={"code": -32001, "message": "Task not found"})
+    client = await gateway_factory(fake.url)
+    quick = send()
+    quick["params"]["configuration"] = {"returnImmediately": True}
+    assert (await rpc(client, quick))["result"]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    assert fake.calls("GetTask") == []
+    assert (await rpc(client, send()))["result"]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    assert len(fake.calls("GetTask")) == 1   # read once, it failed: the agent's own reply
+    working = await fake_agent_factory("1.0")
+    working.reply_json("SendMessage", {"task": v10_task("t2", "TASK_STATE_WORKING")})
+    other = await gateway_factory(working.url)
+    assert (await rpc(other, send()))["result"]["task"]["status"]["state"] == "TASK_STATE_WORKING"
+    assert working.calls("GetTask") == []

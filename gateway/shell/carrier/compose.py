@@ -2,7 +2,8 @@
 rules are core.compose's), the same flows for every door: ListTasks from the task index, each task refreshed
 by GetTask; SubscribeToTask opening with the Task, refused for a terminal task, followed to its terminal state;
 a push config got by id checked against the agent's list; push config calls refused as v1.0 says when the
-agent's card has no push. A door takes part through a `Seat` (shell.doors.http_seat, the gRPC door's GrpcSeat)."""
+agent's card has no push; a blocking send the agent answered at once, its task read until it settles. A door
+takes part through a `Seat` (shell.doors.http_seat, the gRPC door's GrpcSeat), or calls `settle`."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from gateway.core.compose import (
     listed_task,
     pick_config,
     push_refusal,
+    settle_params,
+    settled,
     status_change,
     subscribe_refusal,
     subscription_over,
@@ -41,10 +44,12 @@ from gateway.shell.carrier.task_index import TaskStore, agent_key, remember
 from gateway.shell.edge.callers import StreamBudget
 from gateway.shell.process.lifecycle import Lifecycle
 
-__all__ = ["DoorCall", "Got", "Seat", "compose"]
+__all__ = ["DoorCall", "Got", "Seat", "compose", "settle"]
 
 TASK_NOT_FOUND = -32001
 POLL_SECONDS = 1.0   # how often a subscription the agent no longer streams reads its task again
+SETTLE_FIRST_SECONDS = 0.02   # a blocking send's task is first read again after this, then twice as late each time
+SETTLE_RPC_ID = "a2a-gateway-settle"
 SSE = "text/event-stream"
 
 
@@ -288,6 +293,39 @@ async def _get_push_config(seat: Seat[A, Any], iface: Interface) -> A:
         if picked is not None:
             return await seat.answer(main, Result(True, picked))
     raise TaskNotFound(f"Push notification config {wanted} not found for task {params.get('taskId')}")
+
+
+# ---- SendMessage, blocking ----------------------------------------------------------------------------
+
+async def settle(upstream: Upstream, main: Exchange, task_id: str, caller: Caller, *, within: float) -> Result | None:
+    """A blocking send (core.compose.waits) the agent answered with its task just submitted (fasta2a answers
+    every send so): the task read again by GetTask, as the gateway's own v1.0 call with the caller's
+    credentials, first after SETTLE_FIRST_SECONDS and then twice as late each time (at most POLL_SECONDS),
+    until it is terminal or interrupted — the send's result for the caller (`main`'s). None when it has not
+    settled within `within` seconds, or a read failed: the caller then gets the agent's own reply. Noted."""
+    deadline, pause, reads = time.monotonic() + within, SETTLE_FIRST_SECONDS, 0
+    params = settle_params(task_id, main.call.params, main.src)
+    while deadline - time.monotonic() > pause:
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, POLL_SECONDS)
+        read = agent_port.exchange(upstream, Call(by_name("get_task"), Version.V10, Binding.JSONRPC, params,
+                                                  SETTLE_RPC_ID), main.upstream, main.quirks)
+        try:
+            async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                got: Got | None = await agent_port.result(upstream, read, caller)
+        except (GatewayError, TimeoutError):
+            got = None
+        finally:
+            main.notes.extend(read.notes)
+        reads += 1
+        if not isinstance(got, Result) or not got.ok:
+            main.cx.note("blocking_unsettled", "$.result", f"task {task_id}: reading it again failed")
+            return None
+        if settled(got.value):
+            main.cx.note("blocking_settled", "$.result", f"task {task_id} read {reads} times")
+            return main.from_hub({"task": got.value})
+    main.cx.note("blocking_unsettled", "$.result", f"task {task_id} still under way after {within:.1f} s")
+    return None
 
 
 FLOWS: dict[str, Flow] = {

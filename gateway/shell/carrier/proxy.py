@@ -6,6 +6,7 @@ pipeline answers them."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from gateway.core.bindings.grpc.metadata import from_headers, to_headers
 from gateway.core.bindings.jsonrpc import response_from_json
 from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
+from gateway.core.compose import awaited
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
@@ -33,6 +35,7 @@ from gateway.shell.agent.headers import AnyHeaders, RequestHeaders, client_respo
 from gateway.shell.agent.port import (
     CONTENT_TYPE,
     PROTO_BYTES,
+    Caller,
     Serving,
     exchange,
     grpc_metadata,
@@ -41,6 +44,7 @@ from gateway.shell.agent.port import (
 )
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import read_bounded
+from gateway.shell.carrier.compose import settle
 from gateway.shell.carrier.migration import check_cutoff
 from gateway.shell.carrier.pipeline import Context, body_response, respond, start_stream
 from gateway.shell.carrier.relay import Relay, pump
@@ -206,8 +210,34 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
             ctx.outcome = "error" if step.reply.error else "ok"
             if step.reply.error:
                 ctx.fields.setdefault("error", "the agent answered an A2A error")
+            elif exchange.op.settles:
+                return respond(await _settled(ctx, exchange.call, exchange.upstream, body, exchange) or step.reply,
+                               client_response_headers(headers, exchange.call.version))
             return respond(step.reply, client_response_headers(headers, exchange.call.version))
         out = step.request
+
+
+async def _settled(ctx: Context, call: Call, iface: Interface, body: bytes, main: Exchange | None) -> Reply | None:
+    """A blocking send the agent answered with its task just submitted (`body`), answered instead with
+    the task once it settled (carrier.compose.settle), within what is left of the unary deadline; None for
+    any other reply, or when it did not settle. `main`: the call's exchange, made here for a pass-through."""
+    task_id = awaited(call.params, DIALECTS[call.version, call.binding], ctx.settings.quirks, body,
+                      jsonrpc=iface.binding is Binding.JSONRPC)
+    if task_id is None:
+        return None
+    made = main is None
+    main = exchange_for(ctx, call, iface) if main is None else main
+    within = ctx.upstream.deadlines.unary - (time.monotonic() - ctx.started)
+    try:
+        got = await settle(ctx.upstream, main, task_id, Caller(ctx.forwarded_raw(), ctx.request.remote),
+                           within=within)
+    finally:
+        if made:
+            ctx.notes.extend(main.notes)
+    if got is None:
+        return None
+    ctx.fields["settled"] = task_id
+    return main.reply_for(got)
 
 
 async def _open_stream(ctx: Context, exchange: Exchange, out: Outgoing) -> StreamReply:
@@ -276,6 +306,12 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
             await _relearn(ctx, call, iface)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
+        if call.op.settles and reply.status < 300:
+            relayed_reply(iface.binding, reply.status, reply.headers, reply.body)   # fit to read
+            settled = await _settled(ctx, call, iface, reply.body, None)
+            if settled is not None:
+                ctx.outcome = "ok"
+                return respond(settled, client_response_headers(reply.headers, client))
         return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
     resp = await _open_relayed(ctx, call, iface, raw)
     try:

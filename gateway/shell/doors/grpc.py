@@ -35,7 +35,7 @@ from gateway.core.bindings.grpc.metadata import (
 )
 from gateway.core.bindings.grpc.status import HTTP_STATUS, STATUS_CODES
 from gateway.core.card import Interface
-from gateway.core.compose import caller_scope
+from gateway.core.compose import awaited, caller_scope
 from gateway.core.errors import (
     EdgeRefusal,
     GatewayError,
@@ -63,7 +63,7 @@ from gateway.shell.agent.port import (
 )
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import UPSTREAM, Upstream, read_bounded
-from gateway.shell.carrier.compose import Got, compose
+from gateway.shell.carrier.compose import Got, compose, settle
 from gateway.shell.carrier.migration import MIGRATION, Migration, check_cutoff, deprecation
 from gateway.shell.carrier.pipeline import SeenCaller, record
 from gateway.shell.carrier.relay import SinkEnded, pump
@@ -352,7 +352,14 @@ class GrpcListener:
                 call.fields.setdefault("error", "the agent answered an A2A error")
                 return from_hub_error(step.value, call.version, exchange.cx)
             call.outcome = "ok"
-            return _result(call.rpc, step.value, exchange.cx)
+            value = step.value
+            task_id = awaited(exchange.call.params, exchange.src, call.settings.quirks, reply.body,
+                              jsonrpc=iface.binding is Binding.JSONRPC) if exchange.op.settles else None
+            if task_id is not None:   # a blocking send the agent answered at once (fasta2a)
+                got = await settle(self.upstream, exchange, task_id, call.caller(),
+                                   within=call.remaining(self.upstream.deadlines.unary))
+                value = value if got is None else got.value
+            return _result(call.rpc, value, exchange.cx)
 
     async def _http_stream(self, call: GrpcCall, exchange: Exchange, method: str, path: str, body: bytes | None,
                            query: Any) -> bytes | GrpcStatus:

@@ -103,3 +103,31 @@ def test_a_repeated_name_in_an_agent_reply_to_translate_is_written_once() -> Non
                                       b'"contextId": "c", "status": {"state": "completed"}}}')
     assert isinstance(step, Done) and not step.reply.error
     assert step.reply.body.count(b'"id":"t1"') == 1 and b"t0" not in step.reply.body
+
+
+@pytest.mark.parametrize(("version", "binding", "expected"), [
+    (Version.V10, Binding.JSONRPC, {"task": {"id": "t1", "contextId": "c", "status": {
+        "state": "TASK_STATE_COMPLETED"}, "history": [{"messageId": "m3", "role": "ROLE_USER",
+                                                       "parts": [{"text": "x"}]}]}}),
+    (Version.V03, Binding.JSONRPC, {"kind": "task", "id": "t1", "contextId": "c", "status": {"state": "completed"},
+                                    "history": [{"kind": "message", "messageId": m, "role": "user",
+                                                 "parts": [{"kind": "text", "text": "x"}]} for m in ("m2", "m3")]}),
+])
+def test_a_result_the_gateway_read_itself_is_written_as_the_agents_would_be(version: Version, binding: Binding,
+                                                                            expected: object) -> None:
+    """A blocking send's task, read again by the gateway as v1.0 (Exchange.from_hub): in the caller's dialect,
+    within the history it asked for (v1.0: 1; v0.3: 2), counted among the results the task index sees."""
+    limit = 1 if version is Version.V10 else 2
+    call = Call(by_name("send_message"), version, binding, {
+        "message": {"messageId": "m", "role": "ROLE_USER" if version is Version.V10 else "user",
+                    "parts": [{"text": "x"} if version is Version.V10 else {"kind": "text", "text": "x"}],
+                    **({} if version is Version.V10 else {"kind": "message"})},
+        "configuration": {"historyLength": limit}}, 7)
+    exchange = Exchange(call, Interface(Version.V10, Binding.JSONRPC, "http://agent/"))
+    exchange.upstream_request()
+    history = [{"messageId": f"m{i}", "role": "ROLE_USER", "parts": [{"text": "x"}]} for i in (1, 2, 3)]
+    got = exchange.from_hub({"task": {"id": "t1", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"},
+                                      "history": history}})
+    assert got.ok and got.value == expected
+    assert exchange.seen == [expected]
+    assert jsoncodec.loads(exchange.reply_for(got).body) == {"jsonrpc": "2.0", "id": 7, "result": expected}

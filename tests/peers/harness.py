@@ -21,6 +21,13 @@ PEERS_DIR = Path(__file__).resolve().parent
 READY_TIMEOUT_S = 30.0
 CLIENT_TIMEOUT_S = 40.0  # the client bounds each scenario at 20 s itself; this also covers interpreter start
 Transport = Literal["jsonrpc", "rest", "grpc"]
+# the generations whose agent and client scripts one framework shares across its venvs (agent_<name>.py)
+SCRIPT_NAMES: dict[str, str] = {"adk10": "adk", "adk03": "adk"}
+
+
+def script(kind: Literal["agent", "client"], generation: Generation) -> Path:
+    """The peer script of `kind` that `generation`'s venv runs."""
+    return PEERS_DIR / f"{kind}_{SCRIPT_NAMES.get(generation, generation)}.py"
 
 
 class Agent:
@@ -103,7 +110,7 @@ def start_agent(
     """Start `agent_<generation>.py` in its venv and wait until it listens (port None: a free one);
     `grpc`: it serves gRPC too, on a port of its own that its card names; `lie`: its card claims the
     other protocol version; `extra`: more of its flags."""
-    args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_{generation}.py"), "--port", str(port or 0)]
+    args = [str(ensure_venv(generation)), str(script("agent", generation)), "--port", str(port or 0)]
     if rest_preferred:
         args.append("--rest")
     if grpc:
@@ -153,7 +160,7 @@ def run_client(
     AssertionError carrying the client's stderr; an A2A error the SDK raised comes back as ok: false."""
     args = [
         str(ensure_venv(generation)),
-        str(PEERS_DIR / f"client_{generation}.py"),
+        str(script("client", generation)),
         "--url",
         url,
         "--scenario",

@@ -1,0 +1,126 @@
+"""strands-agents (1.62, its A2AServer and A2AAgent, on a2a-sdk 0.3) through the gateway on its defaults: real
+a2a-sdk 0.3 and 1.x clients on the bindings the gateway serves to a strands agent, and strands' own client to
+strands and a2a-sdk agents, passing through the gateway what it passes directly (and reaching a 1.x agent,
+whose card it cannot read directly)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.peers.gateway import Gateway, run_gateway
+from tests.peers.harness import Agent, agent_fixture, run_client
+from tests.peers.peer_common import EACH
+from tests.peers.test_peers_direct import CHECKS, Result
+
+pytestmark = pytest.mark.peers
+
+agent_strands = agent_fixture("strands")
+agent_v03 = agent_fixture("v03")
+agent_v10 = agent_fixture("v10")
+
+
+def _gateway(request: pytest.FixtureRequest, agent: str) -> Iterator[Gateway]:
+    upstream: Agent = request.getfixturevalue(f"agent_{agent}")
+    with run_gateway(upstream.base_url) as gateway:
+        yield gateway
+
+
+@pytest.fixture(scope="module")
+def gateway_strands(request: pytest.FixtureRequest) -> Iterator[Gateway]:
+    yield from _gateway(request, "strands")
+
+
+@pytest.fixture(scope="module")
+def gateway_v03(request: pytest.FixtureRequest) -> Iterator[Gateway]:
+    yield from _gateway(request, "v03")
+
+
+@pytest.fixture(scope="module")
+def gateway_v10(request: pytest.FixtureRequest) -> Iterator[Gateway]:
+    yield from _gateway(request, "v10")
+
+
+# ---- a2a-sdk clients → gateway → strands agent ----------------------------------------------------------------------
+
+
+def check_send_text(r: Result, generation: str, transport: str) -> None:
+    # strands: the reply is an artifact `agent_response` streamed chunk by chunk (an empty last chunk closes
+    # it), the final status carries no message
+    assert r["ok"] and r["result_kind"] == "task", r
+    assert (r["summary"]["state"], r["summary"]["status_text"]) == ("completed", None), r
+    assert [a["parts"] for a in r["summary"]["artifacts"]] == [
+        [{"kind": "text", "text": "echo hello world"}, {"kind": "text", "text": ""}]], r
+
+
+def check_stream(r: Result, generation: str, transport: str) -> None:
+    # each text delta of strands' model an artifact chunk, appended to the first, an empty one the last
+    assert r["ok"], r
+    events = r["events"]
+    assert [e["kind"] for e in events] == ["task", *["artifact-update"] * 4, "status-update"], events
+    assert [(e["text"], bool(e["append"]), bool(e["last_chunk"])) for e in events[1:-1]] == [
+        ("chunk 0", False, False), ("chunk 1", True, False), ("chunk 2", True, False), ("", True, True)], events
+    assert (events[0]["state"], events[-1]["state"]) == ("submitted", "completed"), events
+    assert len({e["task_id"] for e in events}) == 1, events
+
+
+def check_get_extended_card(r: Result, generation: str, transport: str) -> None:
+    # strands serves no extended card and its agent no skills: the gateway's own card answers
+    assert r["ok"] and r["skills"] == [], r
+
+
+SDK_CHECKS = {
+    "send_text": check_send_text,
+    "stream": check_stream,
+    "get_task_not_found": CHECKS["get_task_not_found"],
+    "get_extended_card": check_get_extended_card,
+}
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])  # the gateway serves no gRPC on its defaults
+@pytest.mark.parametrize("generation", ["v03", "v10"])
+@pytest.mark.parametrize("scenario", sorted(SDK_CHECKS))
+def test_sdk_clients_through_the_gateway_to_a_strands_agent(scenario: str, generation: str, transport: str,
+                                                            gateway_strands: Gateway) -> None:
+    result = run_client(generation, gateway_strands.base_url, scenario, transport=transport)  # type: ignore[arg-type]
+    try:
+        SDK_CHECKS[scenario](result, generation, transport)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway_strands.log()[-6000:]}") from exc
+
+
+# ---- strands' client → gateway → strands and a2a-sdk agents ---------------------------------------------------------
+
+
+def _each(url: str) -> dict[str, Any]:
+    """Every scenario of strands' client in one run: {scenario: what it made of the answer}."""
+    result = run_client("strands", url, EACH)
+    assert result["ok"], result
+    scenarios: dict[str, Any] = result["scenarios"]
+    return scenarios
+
+
+def test_strands_client_passes_through_the_gateway_what_it_passes_directly(agent_strands: Agent,
+                                                                          gateway_strands: Gateway) -> None:
+    direct = _each(agent_strands.base_url)
+    assert direct["send_text"] == {"ok": True, "text": "echo hello world", "stop_reason": "end_turn"}, direct
+    assert direct["stream"]["text"] == "chunk 0\nchunk 1\nchunk 2", direct
+    assert direct["get_extended_card"]["protocol_version"] == "0.3.0", direct
+    through = _each(gateway_strands.base_url)
+    assert through == direct, (direct, through, gateway_strands.log()[-6000:])
+
+
+def test_strands_client_through_the_gateway_to_sdk_agents(agent_v03: Agent, agent_v10: Agent,
+                                                          gateway_v03: Gateway, gateway_v10: Gateway) -> None:
+    """strands' client to a2a-sdk agents of either version through the gateway: as it reaches the 0.3 agent
+    directly (the 1.x agent's v1.0 card it cannot read directly)."""
+    direct = _each(agent_v03.base_url)
+    assert direct["send_text"]["text"] == "echo hello world", direct
+    assert direct["stream"]["text"] == "streamed 3 chunks", direct
+    cannot = _each(agent_v10.base_url)
+    assert all(not r["ok"] and "agent card" in r["error"]["message"] for r in cannot.values()), cannot
+    for gateway in (gateway_v03, gateway_v10):
+        through = _each(gateway.base_url)
+        assert through == direct, (direct, through, gateway.log()[-6000:])

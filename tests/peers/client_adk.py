@@ -112,7 +112,13 @@ async def ask_continue(peer: Peer) -> dict[str, Any]:
             "final_texts": _texts(final)}
 
 
-SCENARIOS = {"send_text": send_text, "send_rich": send_rich, "stream": stream, "ask_continue": ask_continue}
+async def fail(peer: Peer) -> dict[str, Any]:
+    return {"events": await peer.say(types.Part(text="fail"))}
+
+
+# `fail` is not among peer_common's scenario names: it runs within EACH only
+SCENARIOS = {"send_text": send_text, "send_rich": send_rich, "stream": stream, "ask_continue": ask_continue,
+             "fail": fail}
 
 
 def main() -> int:
@@ -128,11 +134,7 @@ def main() -> int:
                 await peer.close()
         return scenario
 
-    async def scenario() -> dict[str, Any]:
-        if args.scenario == common.EACH:
-            return await common.each({name: run(name) for name in SCENARIOS}, map_error)
-        return await run(args.scenario)()
-
+    scenario = common.chosen(args.scenario, {name: run(name) for name in SCENARIOS}, map_error)
     return common.run_scenario(args, GENERATION, scenario, map_error)
 
 

@@ -65,7 +65,13 @@ async def get_extended_card(agent: A2AAgent) -> dict[str, Any]:
             "transport": card.preferred_transport, "streaming": bool(card.capabilities.streaming)}
 
 
-SCENARIOS = {"send_text": send_text, "stream": stream, "get_extended_card": get_extended_card}
+async def fail(agent: A2AAgent) -> dict[str, Any]:
+    result = await agent.invoke_async("fail")
+    return {"text": str(result).strip(), "stop_reason": result.stop_reason}
+
+
+# `fail` is not among peer_common's scenario names: it runs within EACH only
+SCENARIOS = {"send_text": send_text, "stream": stream, "get_extended_card": get_extended_card, "fail": fail}
 
 
 def main() -> int:
@@ -77,11 +83,7 @@ def main() -> int:
             return await SCENARIOS[name](A2AAgent(args.url.rstrip("/"), timeout=int(common.SCENARIO_TIMEOUT_S)))
         return scenario
 
-    async def scenario() -> dict[str, Any]:
-        if args.scenario == common.EACH:
-            return await common.each({name: run(name) for name in SCENARIOS}, map_error)
-        return await run(args.scenario)()
-
+    scenario = common.chosen(args.scenario, {name: run(name) for name in SCENARIOS}, map_error)
     return common.run_scenario(args, GENERATION, scenario, map_error)
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import pytest
 
+from tests.peers.gateway import Gateway, run_gateway
 from tests.peers.venvs import Generation, ensure_venv
 
 PEERS_DIR = Path(__file__).resolve().parent
@@ -143,6 +144,30 @@ def agent_fixture(generation: Generation, *, scope: Any = "module", **options: A
             yield agent
 
     return _agent
+
+
+def gateway_fixture(agent: str, *, scope: Any = "module") -> Callable[..., Any]:
+    """A pytest fixture (module-scoped by default) yielding the gateway on its defaults in front of the agent
+    that the fixture `agent_<agent>` starts. Usage: `gateway_v10 = gateway_fixture("v10")`."""
+
+    @pytest.fixture(scope=scope)
+    def _gateway(request: pytest.FixtureRequest) -> Iterator[Gateway]:
+        upstream: Agent = request.getfixturevalue(f"agent_{agent}")
+        with run_gateway(upstream.base_url) as gateway:
+            yield gateway
+
+    return _gateway
+
+
+def check_through(gateway: Gateway, generation: Generation, scenario: str, transport: Transport,
+                  check: Callable[[dict[str, Any], str, str], None]) -> None:
+    """Run one client scenario through `gateway` and `check(result, generation, transport)` it; a failed check
+    carries the end of the gateway's log."""
+    result = run_client(generation, gateway.base_url, scenario, transport=transport)
+    try:
+        check(result, generation, transport)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway.log()[-6000:]}") from exc
 
 
 def run_client(

@@ -283,6 +283,14 @@ def run_scenario(
     return exit_code
 
 
+def chosen(name: str, scenarios: dict[str, Callable[[], Awaitable[dict[str, Any]]]],
+           map_error: ErrorMapper) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """The scenario `name` of `scenarios`, or for EACH all of them in turn (`each`)."""
+    if name == EACH:
+        return lambda: each(scenarios, map_error)
+    return scenarios[name]
+
+
 async def each(scenarios: dict[str, Callable[[], Awaitable[dict[str, Any]]]], map_error: ErrorMapper) -> dict[str, Any]:
     """The EACH scenario: every one of `scenarios` in turn, each {ok: true, ...} or {ok: false, error}."""
     out: dict[str, Any] = {}

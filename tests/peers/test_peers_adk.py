@@ -6,13 +6,12 @@ client to ADK agents and a2a-sdk agents of both versions, passing through the ga
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.peers.gateway import Gateway, run_gateway
-from tests.peers.harness import Agent, agent_fixture, run_client
+from tests.peers.gateway import Gateway
+from tests.peers.harness import Agent, agent_fixture, check_through, gateway_fixture, run_client
 from tests.peers.peer_common import EACH
 from tests.peers.test_peers_direct import CHECKS, Result
 
@@ -22,32 +21,10 @@ agent_adk10 = agent_fixture("adk10")
 agent_adk03 = agent_fixture("adk03")
 agent_v03 = agent_fixture("v03")
 agent_v10 = agent_fixture("v10")
-
-
-def _gateway(request: pytest.FixtureRequest, agent: str) -> Iterator[Gateway]:
-    upstream: Agent = request.getfixturevalue(f"agent_{agent}")
-    with run_gateway(upstream.base_url) as gateway:
-        yield gateway
-
-
-@pytest.fixture(scope="module")
-def gateway_adk10(request: pytest.FixtureRequest) -> Iterator[Gateway]:
-    yield from _gateway(request, "adk10")
-
-
-@pytest.fixture(scope="module")
-def gateway_adk03(request: pytest.FixtureRequest) -> Iterator[Gateway]:
-    yield from _gateway(request, "adk03")
-
-
-@pytest.fixture(scope="module")
-def gateway_v03(request: pytest.FixtureRequest) -> Iterator[Gateway]:
-    yield from _gateway(request, "v03")
-
-
-@pytest.fixture(scope="module")
-def gateway_v10(request: pytest.FixtureRequest) -> Iterator[Gateway]:
-    yield from _gateway(request, "v10")
+gateway_adk10 = gateway_fixture("adk10")
+gateway_adk03 = gateway_fixture("adk03")
+gateway_v03 = gateway_fixture("v03")
+gateway_v10 = gateway_fixture("v10")
 
 
 # ---- a2a-sdk clients → gateway → ADK agents ----------------------------------------------------------------------
@@ -120,11 +97,7 @@ ADK03_SCENARIOS = ("send_text", "stream", "ask_continue")
 def test_sdk_clients_through_the_gateway_to_adk_agents(agent: str, scenario: str, generation: str, transport: str,
                                                        request: pytest.FixtureRequest) -> None:
     gateway: Gateway = request.getfixturevalue(f"gateway_{agent}")
-    result = run_client(generation, gateway.base_url, scenario, transport=transport)  # type: ignore[arg-type]
-    try:
-        SDK_CHECKS[scenario](result, generation, transport)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway.log()[-6000:]}") from exc
+    check_through(gateway, generation, scenario, transport, SDK_CHECKS[scenario])  # type: ignore[arg-type]
 
 
 # ---- ADK's client → gateway → ADK agents and a2a-sdk agents ---------------------------------------------------------
@@ -157,6 +130,7 @@ def test_adk_agents_answer_adk_clients_directly(agent_adk10: Agent, agent_adk03:
     for agent, direct in adk10_directly.items():
         assert direct["send_text"]["texts"] == ["echo hello world"] and direct["send_rich"]["parts_match"], direct
         assert direct["ask_continue"]["asked"] and direct["ask_continue"]["final_texts"] == ["got 42"], direct
+        assert direct["fail"]["events"] == [{"partial": False, "parts": [{"text": "scripted failure"}]}], direct
         # each chunk an event, the last again as the artifact; a v0.3 agent's stream opens with the caller's text
         assert direct["stream"]["texts"] == ["stream 3"] * (agent == "adk03") + [
             "chunk 0", "chunk 1", "chunk 2", "chunk 2"], direct
@@ -196,6 +170,7 @@ def test_adk_client_through_the_gateway_to_sdk_agents(client: str, agent: str,
     assert direct["send_text"]["texts"] == ["echo hello world"] and direct["send_rich"]["parts_match"], direct
     assert direct["stream"]["texts"] == ["chunk 0", "chunk 1", "chunk 2", "streamed 3 chunks"], direct
     assert direct["ask_continue"]["final_texts"] == ["got 42"], direct
+    assert direct["fail"]["events"] == [{"partial": False, "parts": [{"text": "failure requested"}]}], direct
     gateway: Gateway = request.getfixturevalue(f"gateway_{agent}")
     through = _each(client, gateway.base_url)
     assert through == direct, (direct, through, gateway.log()[-6000:])

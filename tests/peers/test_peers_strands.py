@@ -5,13 +5,12 @@ whose card it cannot read directly)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.peers.gateway import Gateway, run_gateway
-from tests.peers.harness import Agent, agent_fixture, run_client
+from tests.peers.gateway import Gateway
+from tests.peers.harness import Agent, agent_fixture, check_through, gateway_fixture, run_client
 from tests.peers.peer_common import EACH
 from tests.peers.test_peers_direct import CHECKS, Result
 
@@ -20,27 +19,9 @@ pytestmark = pytest.mark.peers
 agent_strands = agent_fixture("strands")
 agent_v03 = agent_fixture("v03")
 agent_v10 = agent_fixture("v10")
-
-
-def _gateway(request: pytest.FixtureRequest, agent: str) -> Iterator[Gateway]:
-    upstream: Agent = request.getfixturevalue(f"agent_{agent}")
-    with run_gateway(upstream.base_url) as gateway:
-        yield gateway
-
-
-@pytest.fixture(scope="module")
-def gateway_strands(request: pytest.FixtureRequest) -> Iterator[Gateway]:
-    yield from _gateway(request, "strands")
-
-
-@pytest.fixture(scope="module")
-def gateway_v03(request: pytest.FixtureRequest) -> Iterator[Gateway]:
-    yield from _gateway(request, "v03")
-
-
-@pytest.fixture(scope="module")
-def gateway_v10(request: pytest.FixtureRequest) -> Iterator[Gateway]:
-    yield from _gateway(request, "v10")
+gateway_strands = gateway_fixture("strands")
+gateway_v03 = gateway_fixture("v03")
+gateway_v10 = gateway_fixture("v10")
 
 
 # ---- a2a-sdk clients → gateway → strands agent ----------------------------------------------------------------------
@@ -84,11 +65,7 @@ SDK_CHECKS = {
 @pytest.mark.parametrize("scenario", sorted(SDK_CHECKS))
 def test_sdk_clients_through_the_gateway_to_a_strands_agent(scenario: str, generation: str, transport: str,
                                                             gateway_strands: Gateway) -> None:
-    result = run_client(generation, gateway_strands.base_url, scenario, transport=transport)  # type: ignore[arg-type]
-    try:
-        SDK_CHECKS[scenario](result, generation, transport)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway_strands.log()[-6000:]}") from exc
+    check_through(gateway_strands, generation, scenario, transport, SDK_CHECKS[scenario])  # type: ignore[arg-type]
 
 
 # ---- strands' client → gateway → strands and a2a-sdk agents ---------------------------------------------------------
@@ -108,6 +85,7 @@ def test_strands_client_passes_through_the_gateway_what_it_passes_directly(agent
     assert direct["send_text"] == {"ok": True, "text": "echo hello world", "stop_reason": "end_turn"}, direct
     assert direct["stream"]["text"] == "chunk 0\nchunk 1\nchunk 2", direct
     assert direct["get_extended_card"]["protocol_version"] == "0.3.0", direct
+    assert direct["fail"]["text"] == "Agent execution failed", direct  # the model's error: the task failed
     through = _each(gateway_strands.base_url)
     assert through == direct, (direct, through, gateway_strands.log()[-6000:])
 
@@ -119,6 +97,7 @@ def test_strands_client_through_the_gateway_to_sdk_agents(agent_v03: Agent, agen
     direct = _each(agent_v03.base_url)
     assert direct["send_text"]["text"] == "echo hello world", direct
     assert direct["stream"]["text"] == "streamed 3 chunks", direct
+    assert direct["fail"]["text"] == "failure requested", direct
     cannot = _each(agent_v10.base_url)
     assert all(not r["ok"] and "agent card" in r["error"]["message"] for r in cannot.values()), cannot
     for gateway in (gateway_v03, gateway_v10):

@@ -1,6 +1,6 @@
 """Owns the real strands-agents test agent: a strands Agent whose Model is our own deterministic one (no provider,
 no credentials) following peer_common's grammar, served by strands' A2AServer (a2a-sdk 0.3) with its
-spec-conformant streaming (each text delta an artifact chunk)."""
+spec-conformant streaming (each text delta an artifact chunk) or, with --legacy-streaming, its default one."""
 
 from __future__ import annotations
 
@@ -56,10 +56,13 @@ def make_agent(context_id: str) -> Agent:
 
 def main() -> None:
     warnings.filterwarnings("ignore", category=UserWarning)
-    args = common.agent_argparser("strands-agents test agent").parse_args()
+    parser = common.agent_argparser("strands-agents test agent")
+    parser.add_argument("--legacy-streaming", action="store_true",
+                        help="A2AServer's default: each text delta a `working` status update, not an artifact chunk")
+    args = parser.parse_args()
     sock = common.bind(args.host, args.port)
     server = A2AServer(agent_factory=make_agent, host=args.host, port=sock.getsockname()[1],
-                       enable_a2a_compliant_streaming=True)
+                       enable_a2a_compliant_streaming=not args.legacy_streaming)
     common.serve(server.to_starlette_app(), sock)
 
 

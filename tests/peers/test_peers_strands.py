@@ -17,9 +17,11 @@ from tests.peers.test_peers_direct import CHECKS, Result
 pytestmark = pytest.mark.peers
 
 agent_strands = agent_fixture("strands")
+agent_strands_legacy = agent_fixture("strands", extra=("--legacy-streaming",))  # A2AServer's default streaming
 agent_v03 = agent_fixture("v03")
 agent_v10 = agent_fixture("v10")
 gateway_strands = gateway_fixture("strands")
+gateway_strands_legacy = gateway_fixture("strands_legacy")
 gateway_v03 = gateway_fixture("v03")
 gateway_v10 = gateway_fixture("v10")
 
@@ -68,6 +70,23 @@ def test_sdk_clients_through_the_gateway_to_a_strands_agent(scenario: str, gener
     check_through(gateway_strands, generation, scenario, transport, SDK_CHECKS[scenario])  # type: ignore[arg-type]
 
 
+def check_legacy_stream(r: Result, generation: str, transport: str) -> None:
+    # A2AServer's default streaming: each text delta a `working` status update, then the whole text (and a
+    # newline) as one artifact
+    assert r["ok"], r
+    events = r["events"]
+    assert [e["kind"] for e in events] == ["task", *["status-update"] * 3, "artifact-update", "status-update"], events
+    assert [e["text"] for e in events[1:4]] == ["chunk 0", "chunk 1", "chunk 2"], events
+    assert events[4]["text"] == "chunk 0chunk 1chunk 2\n" and events[-1]["state"] == "completed", events
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
+@pytest.mark.parametrize("generation", ["v03", "v10"])
+def test_sdk_clients_through_the_gateway_to_a_strands_agent_streaming_as_by_default(
+        generation: str, transport: str, gateway_strands_legacy: Gateway) -> None:
+    check_through(gateway_strands_legacy, generation, "stream", transport, check_legacy_stream)  # type: ignore[arg-type]
+
+
 # ---- strands' client → gateway → strands and a2a-sdk agents ---------------------------------------------------------
 
 
@@ -79,15 +98,19 @@ def _each(url: str) -> dict[str, Any]:
     return scenarios
 
 
-def test_strands_client_passes_through_the_gateway_what_it_passes_directly(agent_strands: Agent,
-                                                                          gateway_strands: Gateway) -> None:
-    direct = _each(agent_strands.base_url)
+@pytest.mark.parametrize("agent", ["strands", "strands_legacy"])
+def test_strands_client_passes_through_the_gateway_what_it_passes_directly(agent: str,
+                                                                          request: pytest.FixtureRequest) -> None:
+    upstream: Agent = request.getfixturevalue(f"agent_{agent}")
+    gateway: Gateway = request.getfixturevalue(f"gateway_{agent}")
+    direct = _each(upstream.base_url)
     assert direct["send_text"] == {"ok": True, "text": "echo hello world", "stop_reason": "end_turn"}, direct
-    assert direct["stream"]["text"] == "chunk 0\nchunk 1\nchunk 2", direct
+    assert direct["stream"]["text"] == ("chunk 0chunk 1chunk 2" if agent == "strands_legacy"
+                                        else "chunk 0\nchunk 1\nchunk 2"), direct
     assert direct["get_extended_card"]["protocol_version"] == "0.3.0", direct
     assert direct["fail"]["text"] == "Agent execution failed", direct  # the model's error: the task failed
-    through = _each(gateway_strands.base_url)
-    assert through == direct, (direct, through, gateway_strands.log()[-6000:])
+    through = _each(gateway.base_url)
+    assert through == direct, (direct, through, gateway.log()[-6000:])
 
 
 def test_strands_client_through_the_gateway_to_sdk_agents(agent_v03: Agent, agent_v10: Agent,

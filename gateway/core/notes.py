@@ -50,7 +50,8 @@ EXPLAINED: Mapping[str, str] = {
                            "stripped by the gateway",
     "history_truncated": "the history was cut to the historyLength the v1.0 client asked for",
     "task_synthesized": "a v0.3 agent began its stream with an event, not a task: the gateway made the task "
-                        "v1.0 clients expect first",
+                        "v1.0 clients expect first (of a status update, its status: the update after it keeps no "
+                        "message of its own)",
     "empty_event_ignored": "an SSE event without data was skipped",
     "unterminated_event_dropped": "the agent closed its stream inside an event: the partial event was dropped",
     "page_truncated": "a v1.0 list page has no v0.3 equivalent: the gateway pages the v0.3 list itself",

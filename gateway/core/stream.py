@@ -111,8 +111,14 @@ def truncate_history(task: JsonObj, keep: int, cx: Cx, at: str) -> None:
 
 
 def _synthesized_task(name: str, payload: JsonObj, cx: Cx, at: str) -> JsonObj:
-    """v1.0 requires the Task as a stream's first item; a v0.3 agent may start with an update."""
-    status = payload["status"] if name == "statusUpdate" else {"state": _SUBMITTED}
+    """v1.0 requires the Task as a stream's first item; a v0.3 agent may start with an update. A status update's
+    status becomes the Task's, message and all, and leaves the update relayed right after it without its
+    message (google-adk's v0.3 agents open with `submitted` and the caller's message: read once, not twice)."""
+    status = {"state": _SUBMITTED}
+    if name == "statusUpdate":
+        status = payload["status"]
+        if "message" in status:
+            payload["status"] = {k: v for k, v in status.items() if k != "message"}
     task: JsonObj = {"id": payload.get("taskId", "")}
     if "contextId" in payload:
         task["contextId"] = payload["contextId"]

@@ -15,12 +15,20 @@ from typing import Any, Literal
 
 import pytest
 
+from tests.peers.gateway import Gateway, run_gateway
 from tests.peers.venvs import Generation, ensure_venv
 
 PEERS_DIR = Path(__file__).resolve().parent
 READY_TIMEOUT_S = 30.0
 CLIENT_TIMEOUT_S = 40.0  # the client bounds each scenario at 20 s itself; this also covers interpreter start
 Transport = Literal["jsonrpc", "rest", "grpc"]
+# the generations whose agent and client scripts one framework shares across its venvs (agent_<name>.py)
+SCRIPT_NAMES: dict[str, str] = {"adk10": "adk", "adk03": "adk"}
+
+
+def script(kind: Literal["agent", "client"], generation: Generation) -> Path:
+    """The peer script of `kind` that `generation`'s venv runs."""
+    return PEERS_DIR / f"{kind}_{SCRIPT_NAMES.get(generation, generation)}.py"
 
 
 class Agent:
@@ -103,7 +111,7 @@ def start_agent(
     """Start `agent_<generation>.py` in its venv and wait until it listens (port None: a free one);
     `grpc`: it serves gRPC too, on a port of its own that its card names; `lie`: its card claims the
     other protocol version; `extra`: more of its flags."""
-    args = [str(ensure_venv(generation)), str(PEERS_DIR / f"agent_{generation}.py"), "--port", str(port or 0)]
+    args = [str(ensure_venv(generation)), str(script("agent", generation)), "--port", str(port or 0)]
     if rest_preferred:
         args.append("--rest")
     if grpc:
@@ -138,6 +146,30 @@ def agent_fixture(generation: Generation, *, scope: Any = "module", **options: A
     return _agent
 
 
+def gateway_fixture(agent: str, *, scope: Any = "module") -> Callable[..., Any]:
+    """A pytest fixture (module-scoped by default) yielding the gateway on its defaults in front of the agent
+    that the fixture `agent_<agent>` starts. Usage: `gateway_v10 = gateway_fixture("v10")`."""
+
+    @pytest.fixture(scope=scope)
+    def _gateway(request: pytest.FixtureRequest) -> Iterator[Gateway]:
+        upstream: Agent = request.getfixturevalue(f"agent_{agent}")
+        with run_gateway(upstream.base_url) as gateway:
+            yield gateway
+
+    return _gateway
+
+
+def check_through(gateway: Gateway, generation: Generation, scenario: str, transport: Transport,
+                  check: Callable[[dict[str, Any], str, str], None]) -> None:
+    """Run one client scenario through `gateway` and `check(result, generation, transport)` it; a failed check
+    carries the end of the gateway's log."""
+    result = run_client(generation, gateway.base_url, scenario, transport=transport)
+    try:
+        check(result, generation, transport)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway.log()[-6000:]}") from exc
+
+
 def run_client(
     generation: Generation,
     url: str,
@@ -153,7 +185,7 @@ def run_client(
     AssertionError carrying the client's stderr; an A2A error the SDK raised comes back as ok: false."""
     args = [
         str(ensure_venv(generation)),
-        str(PEERS_DIR / f"client_{generation}.py"),
+        str(script("client", generation)),
         "--url",
         url,
         "--scenario",

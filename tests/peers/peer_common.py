@@ -44,6 +44,9 @@ V10_SCENARIOS = ("list_tasks", "list_only", "subscribe_finished", "get_task_hist
 # scenario of that name, each Task it is sent back read again (GetTask) until it is no longer under way
 SETTLED_SCENARIOS = ("send_text_settled", "send_rich_settled", "ask_continue_settled")
 SETTLED_SUFFIX = "_settled"
+# a framework's client (google-adk, strands-agents) runs each of its scenarios in one process: its interpreter
+# start (~2 s of imports) dominates a scenario, so one run answers {"scenarios": {name: {ok, ...}}}
+EACH = "each"
 UNDER_WAY = frozenset({"submitted", "working"})
 SETTLE_POLL_S, SETTLE_TIMEOUT_S = 0.05, 10.0
 TERMINAL_STATES = frozenset({"completed", "canceled", "failed", "rejected"})
@@ -200,7 +203,8 @@ async def start_grpc_server(host: str, add_services: Callable[[Any, str], None])
 def client_argparser(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True, help="agent base URL; the card is read from BASE" + CARD_PATH)
-    parser.add_argument("--scenario", required=True, choices=SCENARIOS + V10_SCENARIOS + SETTLED_SCENARIOS)
+    parser.add_argument("--scenario", required=True,
+                        choices=SCENARIOS + V10_SCENARIOS + SETTLED_SCENARIOS + (EACH,))
     parser.add_argument("--transport", choices=("jsonrpc", "rest", "grpc"), default="jsonrpc")
     parser.add_argument("--webhook", default=DEFAULT_WEBHOOK, help="push_crud: webhook URL to register")
     parser.add_argument("--context", default="", help="list_only: the contextId to list")
@@ -277,6 +281,28 @@ def run_scenario(
         out = {**head, "ok": False, "error": mapped}
     print(json.dumps(out, sort_keys=True, default=str), flush=True)
     return exit_code
+
+
+def chosen(name: str, scenarios: dict[str, Callable[[], Awaitable[dict[str, Any]]]],
+           map_error: ErrorMapper) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """The scenario `name` of `scenarios`, or for EACH all of them in turn (`each`)."""
+    if name == EACH:
+        return lambda: each(scenarios, map_error)
+    return scenarios[name]
+
+
+async def each(scenarios: dict[str, Callable[[], Awaitable[dict[str, Any]]]], map_error: ErrorMapper) -> dict[str, Any]:
+    """The EACH scenario: every one of `scenarios` in turn, each {ok: true, ...} or {ok: false, error}."""
+    out: dict[str, Any] = {}
+    for name, scenario in scenarios.items():
+        try:
+            out[name] = {"ok": True, **await scenario()}
+        except Exception as exc:
+            mapped = map_error(exc)
+            if mapped is None:
+                raise
+            out[name] = {"ok": False, "error": mapped}
+    return {"scenarios": out}
 
 
 class Steps:

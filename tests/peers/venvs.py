@@ -1,6 +1,6 @@
 """Owns the peers' virtualenvs: one per SDK generation (a2a-sdk 0.3.x and 1.x cannot share one) and one per
-agent framework (fasta2a), built once under <repo>/.cache/peers/<generation>-<hash>/ with pinned requirements,
-file-locked, reusable."""
+agent framework (fasta2a, google-adk on each a2a-sdk line, strands-agents), built once under
+<repo>/.cache/peers/<generation>-<hash>/ with pinned requirements, file-locked, reusable."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-Generation = Literal["v03", "v10", "fasta2a"]
-GENERATIONS: tuple[Generation, ...] = ("v03", "v10", "fasta2a")
+Generation = Literal["v03", "v10", "fasta2a", "adk10", "adk03", "strands"]
+GENERATIONS: tuple[Generation, ...] = ("v03", "v10", "fasta2a", "adk10", "adk03", "strands")
 
 # Exact pins. a2a-sdk brings starlette/sse-starlette (and fastapi for 0.3.x REST) through its
 # [http-server] extra but pins none of them; uvicorn is not an SDK dependency at all. Its [grpc] extra
@@ -34,6 +34,8 @@ _COMMON = [
     "grpcio-reflection==1.85.1",
     "setuptools==84.2.1",
 ]
+_ADK = ["google-genai==2.34.0", "uvicorn==0.54.0", "httpx==0.28.1", "starlette==1.10.0", "sse-starlette==3.7.0",
+        "fastapi==0.165.0", "pydantic==2.14.4", "protobuf==7.36.2"]
 REQUIREMENTS: dict[Generation, list[str]] = {
     # [signing] (both lines): a2a.utils.signing, the card signers and verifiers the edge tests use
     "v03": ["a2a-sdk[http-server,grpc,signing]==0.3.26", "pyjwt==2.15.1", "fastapi==0.165.0", "httpx-sse==0.4.3",
@@ -41,6 +43,14 @@ REQUIREMENTS: dict[Generation, list[str]] = {
     "v10": ["a2a-sdk[http-server,grpc,signing]==1.3.0", "pyjwt==2.15.1", *_COMMON],
     # pydantic's own A2A implementation (no a2a-sdk): its server and its client (httpx); no LLM
     "fasta2a": ["fasta2a==2.1.1", "uvicorn==0.54.0", "httpx==0.28.1", "starlette==1.10.0", "pydantic==2.14.4"],
+    # google-adk's [a2a] extra takes a2a-sdk >=0.3.4,<2: the same ADK on each SDK line (its to_a2a server
+    # and RemoteA2aAgent client follow the SDK installed); no model, no credentials (a BaseAgent of our own)
+    "adk10": ["google-adk==2.13.0", "a2a-sdk[http-server]==1.3.0", *_ADK],
+    "adk03": ["google-adk==2.13.0", "a2a-sdk[http-server]==0.3.26", *_ADK],
+    # strands-agents' [a2a] extra pins a2a-sdk <0.4: its A2AServer and A2AAgent client on 0.3
+    "strands": ["strands-agents[a2a]==1.62.0", "a2a-sdk[http-server,sql]==0.3.26", "uvicorn==0.54.0",
+                "httpx==0.28.1", "starlette==1.10.0", "sse-starlette==3.7.0", "fastapi==0.165.0",
+                "pydantic==2.14.4", "protobuf==7.36.2"],
 }
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

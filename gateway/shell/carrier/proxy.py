@@ -7,6 +7,7 @@ pipeline answers them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -20,7 +21,7 @@ from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
-from gateway.core.mixed import reply_frames
+from gateway.core.mixed import RESENT_NOTE, agent_v10_frames, refused_v10_parts, reply_frames
 from gateway.core.notes import Cx
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import RewrittenStream, encode_data
@@ -102,6 +103,17 @@ async def _relearn(ctx: Context, call: Call, iface: Interface) -> None:
     may be sent again in that version."""
     found = await ctx.upstream.relearn(iface)
     if found is not None and call.op.read_only:
+        raise Relearned
+
+
+def _refused_shapes(ctx: Context, iface: Interface, request: bytes | None, body: bytes) -> None:
+    """A v1.0 send refused for its v1.0-shaped file parts by an interface said to speak v1.0 over JSON-RPC
+    (langgraph-api reads only v0.3 parts): a refused call was not carried out, so the interface is learned as
+    speaking v0.3 and the call sent again in v0.3 (Relearned; once a call, noted)."""
+    if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and request \
+            and not ctx.fields.get("relearned") and refused_v10_parts(request, body):
+        ctx.upstream.spoken(iface, Version.V03)
+        Cx(ctx.notes).note(RESENT_NOTE, "$.params.message.parts", "refused in v1.0's part shapes, sent again in v0.3")
         raise Relearned
 
 
@@ -195,6 +207,7 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
             raise RouteMissing
         if _unknown_method(ctx, exchange.upstream, status, body):
             await _relearn(ctx, exchange.call, exchange.upstream)
+        _refused_shapes(ctx, exchange.upstream, out.body, body)
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
             ctx.outcome = "error"
             return web.Response(body=body, status=status,
@@ -274,6 +287,7 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
                                            body=raw.body or None, query=raw.query, read_only=call.op.read_only)
         if _unknown_method(ctx, iface, reply.status, reply.body):
             await _relearn(ctx, call, iface)
+        _refused_shapes(ctx, iface, raw.body, reply.body)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
         return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
@@ -298,6 +312,8 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         if habit is not False:  # an agent whose timestamps need repair, or one not known yet
             relay = repairing = RepairingStream(relay, jsonrpc=iface.binding is Binding.JSONRPC, cx=frames.cx,
                                                 habit=habit)
+        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC:  # v0.3-shaped items behind a 1.0 card
+            relay = RewrittenStream(relay, partial(agent_v10_frames, cx=frames.cx))  # (langgraph-api) as v1.0
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         try:
             await _pump(ctx, stream, resp, relay)

@@ -1,6 +1,6 @@
 """Owns the peers' virtualenvs: one per SDK generation (a2a-sdk 0.3.x and 1.x cannot share one) and one per
-agent framework (fasta2a), built once under <repo>/.cache/peers/<generation>-<hash>/ with pinned requirements,
-file-locked, reusable."""
+agent framework (fasta2a, langgraph), built once under <repo>/.cache/peers/<generation>-<hash>/ with pinned
+requirements, file-locked, reusable."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-Generation = Literal["v03", "v10", "fasta2a"]
-GENERATIONS: tuple[Generation, ...] = ("v03", "v10", "fasta2a")
+Generation = Literal["v03", "v10", "fasta2a", "langgraph"]
+GENERATIONS: tuple[Generation, ...] = ("v03", "v10", "fasta2a", "langgraph")
 
 # Exact pins. a2a-sdk brings starlette/sse-starlette (and fastapi for 0.3.x REST) through its
 # [http-server] extra but pins none of them; uvicorn is not an SDK dependency at all. Its [grpc] extra
@@ -41,6 +41,12 @@ REQUIREMENTS: dict[Generation, list[str]] = {
     "v10": ["a2a-sdk[http-server,grpc,signing]==1.3.0", "pyjwt==2.15.1", *_COMMON],
     # pydantic's own A2A implementation (no a2a-sdk): its server and its client (httpx); no LLM
     "fasta2a": ["fasta2a==2.1.1", "uvicorn==0.54.0", "httpx==0.28.1", "starlette==1.10.0", "pydantic==2.14.4"],
+    # langgraph-api's own A2A implementation (no a2a-sdk), served by `langgraph dev` (the CLI's in-memory
+    # server); no LLM
+    "langgraph": ["langgraph-cli[inmem]==0.4.40", "langgraph-api==0.16.7", "langgraph==1.2.24",
+                  "langgraph-runtime-inmem==0.36.7", "langgraph-checkpoint==4.3.2", "langgraph-sdk==0.4.14",
+                  "langchain-core==1.8.3", "uvicorn==0.55.0", "starlette==1.10.0", "sse-starlette==3.7.1",
+                  "httpx==0.29.0", "pydantic==2.14.4"],
 }
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -491,8 +491,8 @@ class StreamRelay(Generic[F, Out]):
         """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
         upstream = self.upstream
         if upstream is V10 and self.upstream_binding is JSONRPC \
-                and (item := agent_item(raw, self.cx, at)) is not None:  # a 1.0 card, a v0.3 item: read so, learned
-            raw, upstream, self.spoke_v03 = item, V03RPC, True
+                and (v03 := agent_item(raw, self.cx, at)) is not None:  # a 1.0 card, a v0.3 item: read so, learned
+            raw, upstream, self.spoke_v03 = v03, V03RPC, True
         hub = raw if upstream is V10 else translate(
             "stream_response", raw, src=upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)

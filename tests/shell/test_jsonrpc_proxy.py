@@ -477,3 +477,16 @@ async def test_a_refusal_of_another_kind_is_answered_as_it_is(fake_agent_factory
     client = await gateway_factory(fake.url)
     _, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})  # no file part: nothing to resend
     assert body["error"]["code"] == -32005 and fake.calls("message/send") == []
+
+
+async def test_a_v10_agent_refusing_a_file_for_its_own_reasons_keeps_its_v10(fake_agent_factory,
+                                                                              gateway_factory) -> None:
+    """Sent again in v0.3, the call meets no v0.3 method: the interface is spoken to in v1.0 again."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", error={"code": -32005, "message": "image/png is not accepted"})
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, V10_FILE_SEND, **{"A2A-Version": "1.0"})
+    assert body["error"]["code"] == -32601 and len(fake.calls("message/send")) == 1  # the v0.3 name is unknown
+    _, body, _ = await _post(client, V10_FILE_SEND, **{"A2A-Version": "1.0"})
+    assert body["error"]["code"] == -32005 and len(fake.calls("SendMessage")) == 2  # v1.0 again, once refused
+    assert len(fake.calls("message/send")) == 1

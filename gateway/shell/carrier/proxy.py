@@ -111,10 +111,19 @@ def _refused_shapes(ctx: Context, iface: Interface, request: bytes | None, body:
     (langgraph-api reads only v0.3 parts): a refused call was not carried out, so the interface is learned as
     speaking v0.3 and the call sent again in v0.3 (Relearned; once a call, noted)."""
     if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and request \
-            and not ctx.fields.get("relearned") and refused_v10_parts(request, body):
+            and not ctx.fields.get("relearned") and refused_v10_parts(request, body) \
+            and ctx.upstream.shown(iface) is None:   # not once a v0.3 resend met no v0.3 method
         ctx.upstream.spoken(iface, Version.V03)
         Cx(ctx.notes).note(RESENT_NOTE, "$.params.message.parts", "refused in v1.0's part shapes, sent again in v0.3")
+        ctx.fields[RESENT_NOTE] = True
         raise Relearned
+
+
+def _resent_unknown(ctx: Context, iface: Interface, status: int, body: bytes) -> None:
+    """The call `_refused_shapes` sent again in v0.3 met a v1.0 agent with no v0.3 method names (it refused the
+    file part for its own reasons): the interface is spoken to in v1.0 again, as its card says."""
+    if ctx.fields.get(RESENT_NOTE) and method_missing(iface.binding, status, body):
+        ctx.upstream.spoken(iface, Version.V10)
 
 
 async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
@@ -208,6 +217,7 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
         if _unknown_method(ctx, exchange.upstream, status, body):
             await _relearn(ctx, exchange.call, exchange.upstream)
         _refused_shapes(ctx, exchange.upstream, out.body, body)
+        _resent_unknown(ctx, exchange.upstream, status, body)
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
             ctx.outcome = "error"
             return web.Response(body=body, status=status,

@@ -15,8 +15,8 @@ from gateway.core.sse import map_data_lines
 from gateway.core.translate import translate
 from gateway.core.types import V03RPC, V10, JsonObj, Version
 
-__all__ = ["MIXED_NOTE", "RESENT_NOTE", "Mixed", "agent_item", "agent_v10_frames", "mixed_call", "refused_v10_parts",
-           "reply_body", "reply_frames"]
+__all__ = ["MIXED_NOTE", "RESENT_NOTE", "Mixed", "agent_item", "agent_v10_frames", "agent_v10_reply", "mixed_call",
+           "refused_v10_parts", "reply_body", "reply_frames"]
 
 MIXED_NOTE: Final = "mixed_dialect_caller"
 # the operations whose params carry a Message, whose shape tells the dialect (the others' params, a task id,
@@ -160,27 +160,32 @@ def _messages(item: JsonObj) -> list[JsonObj]:
     return found
 
 
-def agent_v10_frames(frames: bytes, cx: Cx) -> bytes:
-    """Whole SSE events of a v1.0 JSON-RPC stream relayed to a v1.0 caller, each v0.3-shaped item in them
-    (`agent_item`) written as the v1.0 StreamResponse it stands for; every other event as it is (one byte
-    search per chunk when none names a `kind`)."""
-    if frames.find(b'"kind"') < 0:
-        return frames
-
-    def rewrite(data: bytes) -> bytes:
-        try:
-            value = jsoncodec.loads_relayed(data)
-        except GatewayError:
-            return data
+def agent_v10_reply(body: bytes, family: str, cx: Cx) -> bytes | None:
+    """A v1.0 JSON-RPC reply relayed to a v1.0 caller (a response, or one stream event's data) whose result is
+    a v0.3-shaped item (`agent_item`), written as v1.0 (`family`: the operation's result family); None for
+    every other reply, and for one that does not translate (relayed as it came). One byte search when no
+    `kind` is in it."""
+    if body.find(b'"kind"') < 0:
+        return None
+    try:
+        value = jsoncodec.loads_relayed(body)
         if type(value) is not dict or "result" not in value:
-            return data
+            return None
         item = agent_item(value["result"], cx, "$.result")
         if item is None:
-            return data
-        value["result"] = translate("stream_response", item, src=V03RPC, dst=V10, cx=cx, at="$.result")
-        return jsoncodec.dumpb(value)
+            return None
+        value["result"] = translate(family, item, src=V03RPC, dst=V10, cx=cx, at="$.result")
+    except GatewayError:
+        return None
+    return jsoncodec.dumpb(value)
 
-    return map_data_lines(frames, rewrite)
+
+def agent_v10_frames(frames: bytes, cx: Cx) -> bytes:
+    """Whole SSE events of a v1.0 JSON-RPC stream relayed to a v1.0 caller, each v0.3-shaped item in them
+    written as the v1.0 StreamResponse it stands for (`agent_v10_reply`); every other event as it is."""
+    if frames.find(b'"kind"') < 0:
+        return frames
+    return map_data_lines(frames, lambda data: agent_v10_reply(data, "stream_response", cx) or data)
 
 
 def refused_v10_parts(request: bytes, reply: bytes) -> bool:

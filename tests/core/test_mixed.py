@@ -14,6 +14,7 @@ from gateway.core.mixed import (
     MIXED_NOTE,
     agent_item,
     agent_v10_frames,
+    agent_v10_reply,
     mixed_call,
     refused_v10_parts,
     reply_body,
@@ -150,3 +151,15 @@ def test_a_refused_v10_file_part_may_be_sent_again_in_v03() -> None:
     assert not refused_v10_parts(jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "method": "GetTask",
                                                   "params": {"id": "SendMessage"}}), REFUSAL)
     assert not refused_v10_parts(b"{nope SendMessage", REFUSAL) and not refused_v10_parts(_send(FILE), b"-32005{")
+
+
+def test_a_relayed_v03_result_is_written_as_v10() -> None:
+    cx = Cx([])
+    honest = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t", "metadata": {"kind": 1}}}})
+    assert agent_v10_reply(honest, "task", cx) is None and cx.notes == []
+    assert agent_v10_reply(b'{"kind": "task"', "task", cx) is None
+    reply = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": LG_TASK})  # GetTask's, flat
+    out = jsoncodec.loads(agent_v10_reply(reply, "task", cx) or b"")
+    assert out["result"]["status"] == {"state": "TASK_STATE_SUBMITTED"}
+    assert out["result"]["history"][0]["parts"][1] == FILE and "kind" not in out["result"]
+    assert [n.code for n in cx.notes] == [SPOKE_V03_NOTE]

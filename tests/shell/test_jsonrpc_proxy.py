@@ -490,3 +490,18 @@ async def test_a_v10_agent_refusing_a_file_for_its_own_reasons_keeps_its_v10(fak
     _, body, _ = await _post(client, V10_FILE_SEND, **{"A2A-Version": "1.0"})
     assert body["error"]["code"] == -32005 and len(fake.calls("SendMessage")) == 2  # v1.0 again, once refused
     assert len(fake.calls("message/send")) == 1
+
+
+async def test_a_pass_through_v03_result_is_written_as_v10_and_learned(fake_agent_factory, gateway_factory) -> None:
+    """langgraph-api's SendMessage result to a v1.0 JSON-RPC caller: a v0.3 Task in v1.0's member and enums,
+    its file part in v0.3's shape (which a v1.0 reader drops), written as v1.0; the next call is made in v0.3."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": {**V03_FILE_TASK, "status": {"state": "TASK_STATE_COMPLETED"}}})
+    fake.reply_json("message/send", V03_FILE_TASK)
+    client = await gateway_factory(fake.url)
+    for _ in range(2):
+        _, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})
+        assert body["result"] == {"task": {"id": "t3", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+                                           "artifacts": [{"artifactId": "a1", "parts": [
+                                               {"raw": "aGk=", "filename": "a.txt", "mediaType": "text/plain"}]}]}}
+    assert len(fake.calls("SendMessage")) == 1 and len(fake.calls("message/send")) == 1

@@ -21,7 +21,7 @@ from gateway.core.card import Interface
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
-from gateway.core.mixed import RESENT_NOTE, agent_v10_frames, refused_v10_parts, reply_frames
+from gateway.core.mixed import RESENT_NOTE, agent_v10_frames, agent_v10_reply, refused_v10_parts, reply_frames
 from gateway.core.notes import Cx
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import RewrittenStream, encode_data
@@ -300,7 +300,12 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         _refused_shapes(ctx, iface, raw.body, reply.body)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
-        return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
+        body = reply.body
+        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and reply.status == 200 \
+                and (v10 := agent_v10_reply(body, call.op.result_family, Cx(ctx.notes))) is not None:
+            body = v10   # a v0.3-shaped result behind a 1.0 card (langgraph-api): written as v1.0, and learned
+            ctx.upstream.spoken(iface, Version.V03)
+        return _relayed(ctx, iface, reply.status, reply.headers, body)
     resp = await _open_relayed(ctx, call, iface, raw)
     try:
         if resp.content_type != "text/event-stream":

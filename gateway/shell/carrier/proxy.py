@@ -301,7 +301,7 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
         body = reply.body
-        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and reply.status == 200 \
+        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and body.find(b'"kind"') >= 0 \
                 and (v10 := agent_v10_reply(body, call.op.result_family, Cx(ctx.notes))) is not None:
             body = v10   # a v0.3-shaped result behind a 1.0 card (langgraph-api): written as v1.0, and learned
             ctx.upstream.spoken(iface, Version.V03)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -103,10 +105,13 @@ def main() -> None:
 
     sys.argv = ["langgraph", "dev", "--host", args.host, "--port", str(port), "--no-browser", "--no-reload",
                 "--config", str(workdir / "langgraph.json")]
+    # the harness stops agents with SIGTERM, which langgraph dev leaves to its default (death, no cleanup)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         cli(standalone_mode=False)
     finally:
         stop.set()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

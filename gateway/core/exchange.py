@@ -14,7 +14,7 @@ import gateway.core.jsoncodec as jsoncodec
 from gateway.core.bindings import grpc, jsonrpc, rest
 from gateway.core.card import Interface, UpstreamCard, served_card
 from gateway.core.compose import NO_HISTORY_LIMIT
-from gateway.core.dialects import DIALECTS, SPECS, SPOKE_V03_NOTE, v03_item
+from gateway.core.dialects import DIALECTS, SPECS
 from gateway.core.errors import (
     GatewayError,
     InvalidAgentResponse,
@@ -23,6 +23,7 @@ from gateway.core.errors import (
     UnsupportedOperation,
     as_agent_error,
 )
+from gateway.core.mixed import agent_item
 from gateway.core.notes import Cx, Note, RestBytes
 from gateway.core.operations import Operation
 from gateway.core.quirks import Quirks
@@ -361,10 +362,9 @@ class Exchange:
         if op.card_result:
             return self._card(result)
         src = self.dst
-        if src is Dialect.V10 and result.__class__ is dict and "kind" in result \
-                and self.upstream.binding is Binding.JSONRPC and v03_item(result):
-            src, self.spoke_v03 = Dialect.V03RPC, True  # a 1.0 card, a result in v0.3's shape: read so, and learned
-            self.cx.note(SPOKE_V03_NOTE, "$.result", "a v0.3 JSON-RPC result from an interface said to speak v1.0")
+        if src is Dialect.V10 and self.upstream.binding is Binding.JSONRPC \
+                and (item := agent_item(result, self.cx, "$.result")) is not None:
+            result, src, self.spoke_v03 = item, Dialect.V03RPC, True  # a 1.0 card, a v0.3 result: read so, learned
         if src is Dialect.V10 and self.src is Dialect.V10:
             # a v1.0 caller reads the hub as the agent wrote it: its timestamps repaired here (toward a v0.3
             # caller the status translator repairs them as it writes them)

@@ -83,8 +83,10 @@ EXPLAINED: Mapping[str, str] = {
     "error_reason_unknown": "an ErrorInfo reason neither version defines: the error kept a generic code",
     "error_status_dropped": "an HTTP+JSON error's status member was dropped (the HTTP status carries it)",
     # agent cards
-    "agent_dialect_v03": "an interface whose card claims A2A 1.0 sent v0.3-shaped items (langgraph-api): it is "
-                         "spoken to in v0.3 from then on",
+    "agent_dialect_v03": "an interface whose card claims A2A 1.0 sent v0.3-shaped items (langgraph-api, in v1.0's "
+                         "enum spellings): they were read as v0.3, and it is spoken to in v0.3 from then on",
+    "resent_v03": "an interface whose card claims A2A 1.0 refused a v1.0-shaped file part (langgraph-api reads only "
+                  "v0.3 parts): the refused call was sent again in v0.3, as every later call is",
     "api_key_in_read_as_location": "an API key scheme's v0.3 `in` was read as v1.0's `location`",
     "api_key_location_coerced": "an API key location the other version lacks was mapped to the nearest",
     "card_signature_dropped": "card signatures cannot survive a translated card (its bytes change) and were "

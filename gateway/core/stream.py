@@ -21,6 +21,7 @@ from gateway.core.errors import (
     TranslationError,
     as_agent_error,
 )
+from gateway.core.mixed import agent_item
 from gateway.core.notes import Cx
 from gateway.core.sse import DEFAULT_MAX_EVENT_BYTES, SseComment, SseEvent, SseParser, encode, encode_data
 from gateway.core.timestamps import repair_status
@@ -495,10 +496,9 @@ class StreamRelay(Generic[F, Out]):
     def _decide(self, raw: Any, at: str, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
         upstream = self.upstream
-        if upstream is V10 and raw.__class__ is dict and "kind" in raw and self.upstream_binding is JSONRPC \
-                and dialects.v03_item(raw):  # a 1.0 card, an item in v0.3's shape: read so, and learned
-            upstream, self.spoke_v03 = V03RPC, True
-            self.cx.note(dialects.SPOKE_V03_NOTE, at, "a v0.3 JSON-RPC item from an interface said to speak v1.0")
+        if upstream is V10 and self.upstream_binding is JSONRPC \
+                and (v03 := agent_item(raw, self.cx, at)) is not None:  # a 1.0 card, a v0.3 item: read so, learned
+            raw, upstream, self.spoke_v03 = v03, V03RPC, True
         hub = raw if upstream is V10 else translate(
             "stream_response", raw, src=upstream, dst=V10, cx=self.cx, at=at)
         member, payload = member_of(hub, at)

@@ -1,5 +1,6 @@
 """core.mixed: a caller with v0.3 method names and v1.0-shaped objects (fasta2a's client) told by the shapes of
-its message, read as the v1.0 call it is, and its replies written back in the enum spellings it used."""
+its message, read as the v1.0 call it is, and its replies written back in the enum spellings it used; an agent's
+v0.3-shaped items in v1.0's enum spellings behind a 1.0 card (langgraph-api) read as the v0.3 items they are."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ from typing import Any
 import pytest
 
 from gateway.core import jsoncodec
-from gateway.core.mixed import MIXED_NOTE, mixed_call, reply_body, reply_frames
+from gateway.core.dialects import SPOKE_V03_NOTE
+from gateway.core.mixed import (
+    MIXED_NOTE,
+    agent_item,
+    agent_v10_frames,
+    agent_v10_reply,
+    mixed_call,
+    refused_v10_parts,
+    reply_body,
+    reply_frames,
+)
 from gateway.core.notes import Cx
 from gateway.core.operations import by_method
 
@@ -70,3 +81,85 @@ def test_replies_are_written_back_in_v03_enum_spellings() -> None:
     frames = (b": ping\n\ndata: " + jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {
         "taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}}) + b"\n\n")
     assert b'"state":"completed"' in reply_frames(frames) and reply_frames(frames).startswith(b": ping\n\n")
+
+
+# langgraph-api's answers to v1.0 method names, as it writes them
+LG_TASK = {"kind": "task", "id": "c:r", "contextId": "c", "status": {"state": "TASK_STATE_SUBMITTED"},
+           "history": [{"kind": "message", "role": "ROLE_USER", "messageId": "m1", "parts": [{"text": "hi"}, FILE]}]}
+LG_STATUS = {"taskId": "c:r", "contextId": "c", "kind": "status-update", "final": False, "status": {
+    "state": "TASK_STATE_WORKING", "message": {"kind": "message", "role": "ROLE_AGENT", "messageId": "a1",
+                                               "parts": [{"kind": "text", "text": "chunk 0"}]}}}
+
+
+def test_an_agents_v03_items_in_v10_enum_spellings_are_read_as_v03() -> None:
+    cx = Cx([])
+    task = agent_item({"task": LG_TASK}, cx, "$.result")  # wrapped in v1.0's member: its SendMessage result
+    assert task is not None and task["status"] == {"state": "submitted"}
+    assert task["history"][0]["role"] == "user"
+    assert task["history"][0]["parts"] == [  # the caller's own v1.0 parts it echoes, in v0.3's shapes
+        {"kind": "text", "text": "hi"},
+        {"kind": "file", "file": {"bytes": "aGk=", "name": "hi.txt", "mimeType": "text/plain"}}]
+    status = agent_item(LG_STATUS, cx, "$[1]")  # flat: its events after the first, its GetTask result
+    assert status is not None and status["status"]["state"] == "working"
+    assert status["status"]["message"]["role"] == "agent"
+    assert [(n.code, n.path) for n in cx.notes] == [(SPOKE_V03_NOTE, "$.result.task"), (SPOKE_V03_NOTE, "$[1]")]
+    assert LG_TASK["status"] == {"state": "TASK_STATE_SUBMITTED"}  # the input is not changed
+
+
+@pytest.mark.parametrize("value", [
+    {"task": {"id": "t", "status": {"state": "TASK_STATE_WORKING"}}},   # v1.0
+    {"statusUpdate": {"kind": "task"}},                                  # a kind its member does not hold
+    {"kind": "nothing-v03-has"}, {"task": LG_TASK, "x": 1}, [LG_TASK], "task", None,
+])
+def test_what_names_no_v03_kind_is_no_v03_item(value: Any) -> None:
+    cx = Cx([])
+    assert agent_item(value, cx, "$") is None and cx.notes == []
+
+
+def test_a_pass_through_stream_gets_the_v03_items_as_v10() -> None:
+    cx = Cx([])
+    honest = b"data: " + jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {
+        "taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}}) + b"\n\n"
+    assert agent_v10_frames(honest, cx) is honest and cx.notes == []
+    frames = b": ping\n\ndata: " + jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": LG_STATUS}) + b"\n\n"
+    out = agent_v10_frames(frames, cx)
+    assert out.startswith(b": ping\n\ndata: ") and out.endswith(b"\n\n")
+    event = jsoncodec.loads(out[len(b": ping\n\ndata: "):])
+    assert event == {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {
+        "taskId": "c:r", "contextId": "c", "status": {"state": "TASK_STATE_WORKING", "message": {
+            "role": "ROLE_AGENT", "messageId": "a1", "parts": [{"text": "chunk 0"}]}}}}}
+    assert SPOKE_V03_NOTE in [n.code for n in cx.notes]
+    error = b'data: {"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"Unsupported part type","kind":1}}\n\n'
+    assert agent_v10_frames(error, cx) == error
+
+
+REFUSAL = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"Unsupported part type."}}'
+
+
+def _send(*parts: dict[str, Any], method: str = "SendMessage") -> bytes:
+    return jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": {
+        "role": "ROLE_USER", "messageId": "m", "parts": list(parts)}}})
+
+
+def test_a_refused_v10_file_part_may_be_sent_again_in_v03() -> None:
+    url = {"url": "https://example.com/a.png", "mediaType": "image/png"}
+    assert refused_v10_parts(_send({"text": "hi"}, FILE), REFUSAL)
+    assert refused_v10_parts(_send(url, method="SendStreamingMessage"), REFUSAL)
+    assert not refused_v10_parts(_send({"text": "hi"}, {"data": {"a": 1}}), REFUSAL)  # no v1.0-only part shape
+    assert not refused_v10_parts(_send(FILE), REFUSAL.replace(b"-32005", b"-32602"))  # another error
+    assert not refused_v10_parts(_send(FILE), b'{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"-32005"}}}')
+    assert not refused_v10_parts(jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "method": "GetTask",
+                                                  "params": {"id": "SendMessage"}}), REFUSAL)
+    assert not refused_v10_parts(b"{nope SendMessage", REFUSAL) and not refused_v10_parts(_send(FILE), b"-32005{")
+
+
+def test_a_relayed_v03_result_is_written_as_v10() -> None:
+    cx = Cx([])
+    honest = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t", "metadata": {"kind": 1}}}})
+    assert agent_v10_reply(honest, "task", cx) is None and cx.notes == []
+    assert agent_v10_reply(b'{"kind": "task"', "task", cx) is None
+    reply = jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "result": LG_TASK})  # GetTask's, flat
+    out = jsoncodec.loads(agent_v10_reply(reply, "task", cx) or b"")
+    assert out["result"]["status"] == {"state": "TASK_STATE_SUBMITTED"}
+    assert out["result"]["history"][0]["parts"][1] == FILE and "kind" not in out["result"]
+    assert [n.code for n in cx.notes] == [SPOKE_V03_NOTE]

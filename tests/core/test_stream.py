@@ -558,3 +558,27 @@ def test_a_v03_item_from_a_v10_interface_is_read_as_one_and_reported() -> None:
     assert _v10_rpc_items(out)[-1] == {"statusUpdate": {"taskId": "t", "contextId": "c",
                                                         "status": {"state": "TASK_STATE_COMPLETED"}}}
     assert [n.code for n in relay.cx.notes] == ["agent_dialect_v03"]
+
+
+def test_langgraph_s_v03_items_in_v10_enum_spellings_reach_a_v03_caller() -> None:
+    """langgraph-api's answer to SendStreamingMessage: its first event a v0.3 Task wrapped in v1.0's member (the
+    caller's v1.0 parts echoed in its history), the next ones flat v0.3 items, all in v1.0's enum spellings."""
+    relay = sse_relay(client=Dialect.V03RPC, client_binding=Binding.JSONRPC, upstream=Dialect.V10,
+                      upstream_binding=Binding.JSONRPC, rpc_id=3, cx=Cx())
+    task = {"kind": "task", "id": "t", "contextId": "c", "status": {"state": "TASK_STATE_SUBMITTED"}, "history": [
+        {"kind": "message", "role": "ROLE_USER", "messageId": "m", "parts": [{"text": "stream 1"}]}]}
+    chunk = {"kind": "status-update", "taskId": "t", "contextId": "c", "final": False, "status": {
+        "state": "TASK_STATE_WORKING", "message": {"kind": "message", "role": "ROLE_AGENT", "messageId": "a",
+                                                   "parts": [{"kind": "text", "text": "chunk 0"}]}}}
+    done = {"kind": "status-update", "taskId": "t", "contextId": "c", "final": True,
+            "status": {"state": "TASK_STATE_COMPLETED"}}
+    out = b"".join(relay.feed(encode(SseEvent(data=json.dumps({"jsonrpc": "2.0", "id": 1, "result": item}))))
+                   for item in ({"task": task}, chunk, done))
+    items = [json.loads(line[6:])["result"] for line in out.decode().splitlines() if line.startswith("data: ")]
+    assert [(i["kind"], i["status"]["state"]) for i in items] == [
+        ("task", "submitted"), ("status-update", "working"), ("status-update", "completed")]
+    assert items[0]["history"][0]["role"] == "user"
+    assert items[0]["history"][0]["parts"] == [{"kind": "text", "text": "stream 1"}]
+    assert items[1]["status"]["message"]["role"] == "agent" and [i.get("final") for i in items[1:]] == [False, True]
+    assert relay.spoke_v03 and relay.done
+    assert [n.code for n in relay.cx.notes].count("agent_dialect_v03") == 3

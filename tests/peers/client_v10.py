@@ -199,15 +199,12 @@ class Peer:
         return [norm_event(event) async for event in client.send_message(SendMessageRequest(message=message))]
 
     async def send_task(self, message: Message, *, polling: bool = False) -> Task:
-        """Non-streaming send that must answer with a Task (read again until settled in SETTLED_SCENARIOS)."""
+        """Non-streaming send that must answer with a Task."""
         client = self.client(polling=polling)
         async for event in client.send_message(SendMessageRequest(message=message)):
             if not event.HasField("task"):
                 raise A2AClientError(f"expected a Task, got {event.WhichOneof('payload')}")
-            if not self.args.scenario.endswith(common.SETTLED_SUFFIX):
-                return event.task
-            return await common.settled(event.task, lambda t: state_name(t.status.state),
-                                        lambda t: self.client().get_task(GetTaskRequest(id=t.id)))
+            return event.task
         raise A2AClientError("no response")
 
 
@@ -414,7 +411,6 @@ async def push_get_by_id(peer: Peer) -> dict[str, Any]:
 
 
 SCENARIOS = {name: globals()[name] for name in common.SCENARIOS + common.V10_SCENARIOS}
-SCENARIOS |= {name: SCENARIOS[name.removesuffix(common.SETTLED_SUFFIX)] for name in common.SETTLED_SCENARIOS}
 
 
 def main() -> int:

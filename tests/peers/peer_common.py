@@ -40,15 +40,9 @@ SCENARIOS = (
 )
 # v1.0 behaviour a v0.3 agent gets from the gateway (composed): scenarios of the 1.x client only
 V10_SCENARIOS = ("list_tasks", "list_only", "subscribe_finished", "get_task_history", "push_get_by_id")
-# for agents that answer message/send with the task just submitted, whatever `blocking` says (fasta2a): the
-# scenario of that name, each Task it is sent back read again (GetTask) until it is no longer under way
-SETTLED_SCENARIOS = ("send_text_settled", "send_rich_settled", "ask_continue_settled")
-SETTLED_SUFFIX = "_settled"
 # a framework's client (google-adk, strands-agents) runs each of its scenarios in one process: its interpreter
 # start (~2 s of imports) dominates a scenario, so one run answers {"scenarios": {name: {ok, ...}}}
 EACH = "each"
-UNDER_WAY = frozenset({"submitted", "working"})
-SETTLE_POLL_S, SETTLE_TIMEOUT_S = 0.05, 10.0
 TERMINAL_STATES = frozenset({"completed", "canceled", "failed", "rejected"})
 SCENARIO_TIMEOUT_S = 20.0
 STREAM_CHUNKS = 3
@@ -204,23 +198,13 @@ def client_argparser(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True, help="agent base URL; the card is read from BASE" + CARD_PATH)
     parser.add_argument("--scenario", required=True,
-                        choices=SCENARIOS + V10_SCENARIOS + SETTLED_SCENARIOS + (EACH,))
+                        choices=SCENARIOS + V10_SCENARIOS + (EACH,))
     parser.add_argument("--transport", choices=("jsonrpc", "rest", "grpc"), default="jsonrpc")
     parser.add_argument("--webhook", default=DEFAULT_WEBHOOK, help="push_crud: webhook URL to register")
     parser.add_argument("--context", default="", help="list_only: the contextId to list")
     parser.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
                         help="a header sent with every request (credentials for a gateway's [auth])")
     return parser
-
-
-async def settled(task: Any, state: Callable[[Any], str], get: Callable[[Any], Awaitable[Any]]) -> Any:
-    """`task` read again (`get(task)`) until its `state` is no longer under way (SETTLED_SCENARIOS)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + SETTLE_TIMEOUT_S
-    while state(task) in UNDER_WAY and loop.time() < deadline:
-        await asyncio.sleep(SETTLE_POLL_S)
-        task = await get(task)
-    return task
 
 
 def headers_of(args: argparse.Namespace) -> dict[str, str]:

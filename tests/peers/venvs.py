@@ -1,5 +1,5 @@
 """Owns the peers' virtualenvs: one per SDK generation (a2a-sdk 0.3.x and 1.x cannot share one) and one per
-agent framework (fasta2a, google-adk on each a2a-sdk line, strands-agents), built once under
+agent framework (fasta2a, langgraph-api, google-adk on each a2a-sdk line, strands-agents), built once under
 <repo>/.cache/peers/<generation>-<hash>/ with pinned requirements, file-locked, reusable."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-Generation = Literal["v03", "v10", "fasta2a", "adk10", "adk03", "strands"]
-GENERATIONS: tuple[Generation, ...] = ("v03", "v10", "fasta2a", "adk10", "adk03", "strands")
+Generation = Literal["v03", "v10", "fasta2a", "langgraph", "adk10", "adk03", "strands"]
+GENERATIONS: tuple[Generation, ...] = ("v03", "v10", "fasta2a", "langgraph", "adk10", "adk03", "strands")
 
 # Exact pins. a2a-sdk brings starlette/sse-starlette (and fastapi for 0.3.x REST) through its
 # [http-server] extra but pins none of them; uvicorn is not an SDK dependency at all. Its [grpc] extra
@@ -51,6 +51,12 @@ REQUIREMENTS: dict[Generation, list[str]] = {
     "strands": ["strands-agents[a2a]==1.62.0", "a2a-sdk[http-server,sql]==0.3.26", "uvicorn==0.54.0",
                 "httpx==0.28.1", "starlette==1.10.0", "sse-starlette==3.7.0", "fastapi==0.165.0",
                 "pydantic==2.14.4", "protobuf==7.36.2"],
+    # langgraph-api's own A2A implementation (no a2a-sdk), served by `langgraph dev` (the CLI's in-memory
+    # server); no LLM
+    "langgraph": ["langgraph-cli[inmem]==0.4.40", "langgraph-api==0.16.7", "langgraph==1.2.24",
+                  "langgraph-runtime-inmem==0.36.7", "langgraph-checkpoint==4.3.2", "langgraph-sdk==0.4.14",
+                  "langchain-core==1.8.3", "uvicorn==0.55.0", "starlette==1.10.0", "sse-starlette==3.7.1",
+                  "httpx==0.29.0", "pydantic==2.14.4"],
 }
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

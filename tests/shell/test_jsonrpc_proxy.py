@@ -419,7 +419,9 @@ async def test_a_pass_through_stream_teaches_it_too(fake_agent_factory, gateway_
     client = await gateway_factory(fake.url)
     v10_stream = jsoncodec.dumpb({**V10_SEND, "method": "SendStreamingMessage"})
     headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
-    await (await client.post("/", data=v10_stream, headers=headers)).read()  # relayed as it came, once
+    resp = await client.post("/", data=v10_stream, headers=headers)  # relayed, its v0.3 item written as v1.0
+    assert [e["result"] for e in await _events(resp)] == [LANGGRAPH_V10_NAMES[0], {"statusUpdate": {
+        "taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}}]
     resp = await client.post("/", data=v10_stream, headers=headers)
     assert [next(iter(e["result"])) for e in await _events(resp)] == ["task", "statusUpdate"]
     assert len(fake.calls("SendStreamingMessage")) == 1 and len(fake.calls("message/stream")) == 1
@@ -434,4 +436,72 @@ async def test_a_v03_unary_result_behind_a_10_card_is_read_and_learned(fake_agen
         resp = await client.post("/message:send", json={"message": V10_SEND["params"]["message"]},
                                  headers={"A2A-Version": "1.0"})
         assert await resp.json() == {"task": {"id": "t2", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
+    assert len(fake.calls("SendMessage")) == 1 and len(fake.calls("message/send")) == 1
+
+
+# langgraph-api refuses a v1.0-shaped file part (-32005 "Unsupported part type"), and reads it in v0.3's shape
+V10_FILE_SEND = {**V10_SEND, "params": {"message": {**V10_SEND["params"]["message"], "parts": [
+    {"text": "hi"}, {"raw": "aGk=", "filename": "a.txt", "mediaType": "text/plain"}]}}}
+V03_FILE_TASK = {"kind": "task", "id": "t3", "contextId": "c1", "status": {"state": "completed"},
+                 "artifacts": [{"artifactId": "a1", "parts": [
+                     {"kind": "file", "file": {"bytes": "aGk=", "name": "a.txt", "mimeType": "text/plain"}}]}]}
+
+
+@pytest.mark.parametrize("door", ["jsonrpc", "rest"])
+async def test_a_refused_v10_file_part_is_sent_again_in_v03_and_learned(door: str, fake_agent_factory,
+                                                                         gateway_factory) -> None:
+    """The first call to a fresh gateway may be the one with a file part: the refused v1.0 call (not carried
+    out) is sent again in v0.3, and the interface spoken to in v0.3 from then on."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", error={"code": -32005, "message": "Unsupported part type."})
+    fake.reply_json("message/send", V03_FILE_TASK)  # langgraph's v0.3 alias: v0.3 throughout
+    client = await gateway_factory(fake.url)
+    for _ in range(2):
+        if door == "jsonrpc":  # the caller's version and binding: a pass-through until refused
+            status, body, _ = await _post(client, V10_FILE_SEND, **{"A2A-Version": "1.0"})
+            task = body["result"]["task"]
+        else:
+            resp = await client.post("/message:send", json={"message": V10_FILE_SEND["params"]["message"]},
+                                     headers={"A2A-Version": "1.0"})
+            status, task = resp.status, (await resp.json())["task"]
+        assert status == 200 and task["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert task["artifacts"][0]["parts"] == [{"raw": "aGk=", "filename": "a.txt", "mediaType": "text/plain"}]
+    assert len(fake.calls("SendMessage")) == 1 and len(fake.calls("message/send")) == 2
+    assert fake.calls("message/send")[0].params["message"]["parts"][1] == {
+        "kind": "file", "file": {"bytes": "aGk=", "name": "a.txt", "mimeType": "text/plain"}}
+
+
+async def test_a_refusal_of_another_kind_is_answered_as_it_is(fake_agent_factory, gateway_factory) -> None:
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", error={"code": -32005, "message": "Unsupported part type."})
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})  # no file part: nothing to resend
+    assert body["error"]["code"] == -32005 and fake.calls("message/send") == []
+
+
+async def test_a_v10_agent_refusing_a_file_for_its_own_reasons_keeps_its_v10(fake_agent_factory,
+                                                                              gateway_factory) -> None:
+    """Sent again in v0.3, the call meets no v0.3 method: the interface is spoken to in v1.0 again."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", error={"code": -32005, "message": "image/png is not accepted"})
+    client = await gateway_factory(fake.url)
+    _, body, _ = await _post(client, V10_FILE_SEND, **{"A2A-Version": "1.0"})
+    assert body["error"]["code"] == -32601 and len(fake.calls("message/send")) == 1  # the v0.3 name is unknown
+    _, body, _ = await _post(client, V10_FILE_SEND, **{"A2A-Version": "1.0"})
+    assert body["error"]["code"] == -32005 and len(fake.calls("SendMessage")) == 2  # v1.0 again, once refused
+    assert len(fake.calls("message/send")) == 1
+
+
+async def test_a_pass_through_v03_result_is_written_as_v10_and_learned(fake_agent_factory, gateway_factory) -> None:
+    """langgraph-api's SendMessage result to a v1.0 JSON-RPC caller: a v0.3 Task in v1.0's member and enums,
+    its file part in v0.3's shape (which a v1.0 reader drops), written as v1.0; the next call is made in v0.3."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": {**V03_FILE_TASK, "status": {"state": "TASK_STATE_COMPLETED"}}})
+    fake.reply_json("message/send", V03_FILE_TASK)
+    client = await gateway_factory(fake.url)
+    for _ in range(2):
+        _, body, _ = await _post(client, V10_SEND, **{"A2A-Version": "1.0"})
+        assert body["result"] == {"task": {"id": "t3", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+                                           "artifacts": [{"artifactId": "a1", "parts": [
+                                               {"raw": "aGk=", "filename": "a.txt", "mediaType": "text/plain"}]}]}}
     assert len(fake.calls("SendMessage")) == 1 and len(fake.calls("message/send")) == 1

@@ -460,6 +460,11 @@ class Upstream:
         self._count_verified([again])
         self._card = UpstreamCard(self._card.card, tuple(v.interface for v in self.verified))
 
+    def shown(self, iface: Interface) -> Version | None:
+        """The version real calls showed `iface` speaking (`spoken`), whichever its card claims; None if none did."""
+        return next((version for (url, binding, _), version in self._spoken.items()
+                     if (url, binding) == (iface.url, iface.binding)), None)
+
     def _as_spoken(self, verified: Verified) -> Verified:
         c = verified.claimed
         version = self._spoken.get((c.url, c.binding, c.version))

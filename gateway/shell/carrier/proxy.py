@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -22,7 +23,7 @@ from gateway.core.compose import awaited
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
-from gateway.core.mixed import reply_frames
+from gateway.core.mixed import RESENT_NOTE, agent_v10_frames, agent_v10_reply, refused_v10_parts, reply_frames
 from gateway.core.notes import Cx
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import RewrittenStream, encode_data
@@ -107,6 +108,26 @@ async def _relearn(ctx: Context, call: Call, iface: Interface) -> None:
     found = await ctx.upstream.relearn(iface)
     if found is not None and call.op.read_only:
         raise Relearned
+
+
+def _refused_shapes(ctx: Context, iface: Interface, request: bytes | None, body: bytes) -> None:
+    """A v1.0 send refused for its v1.0-shaped file parts by an interface said to speak v1.0 over JSON-RPC
+    (langgraph-api reads only v0.3 parts): a refused call was not carried out, so the interface is learned as
+    speaking v0.3 and the call sent again in v0.3 (Relearned; once a call, noted)."""
+    if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and request \
+            and not ctx.fields.get("relearned") and refused_v10_parts(request, body) \
+            and ctx.upstream.shown(iface) is None:   # not once a v0.3 resend met no v0.3 method
+        ctx.upstream.spoken(iface, Version.V03)
+        Cx(ctx.notes).note(RESENT_NOTE, "$.params.message.parts", "refused in v1.0's part shapes, sent again in v0.3")
+        ctx.fields[RESENT_NOTE] = True
+        raise Relearned
+
+
+def _resent_unknown(ctx: Context, iface: Interface, status: int, body: bytes) -> None:
+    """The call `_refused_shapes` sent again in v0.3 met a v1.0 agent with no v0.3 method names (it refused the
+    file part for its own reasons): the interface is spoken to in v1.0 again, as its card says."""
+    if ctx.fields.get(RESENT_NOTE) and method_missing(iface.binding, status, body):
+        ctx.upstream.spoken(iface, Version.V10)
 
 
 async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
@@ -199,6 +220,8 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
             raise RouteMissing
         if _unknown_method(ctx, exchange.upstream, status, body):
             await _relearn(ctx, exchange.call, exchange.upstream)
+        _refused_shapes(ctx, exchange.upstream, out.body, body)
+        _resent_unknown(ctx, exchange.upstream, status, body)
         if status in (401, 403):  # authentication is end to end: the challenge passes unchanged
             ctx.outcome = "error"
             return web.Response(body=body, status=status,
@@ -304,15 +327,21 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
                                            body=raw.body or None, query=raw.query, read_only=call.op.read_only)
         if _unknown_method(ctx, iface, reply.status, reply.body):
             await _relearn(ctx, call, iface)
+        _refused_shapes(ctx, iface, raw.body, reply.body)
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
+        body = reply.body
+        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and body.find(b'"kind"') >= 0 \
+                and (v10 := agent_v10_reply(body, call.op.result_family, Cx(ctx.notes))) is not None:
+            body = v10   # a v0.3-shaped result behind a 1.0 card (langgraph-api): written as v1.0, and learned
+            ctx.upstream.spoken(iface, Version.V03)
         if call.op.settles and reply.status < 300:
-            relayed_reply(iface.binding, reply.status, reply.headers, reply.body)   # fit to read
-            settled = await _settled(ctx, call, iface, reply.body, None)
+            relayed_reply(iface.binding, reply.status, reply.headers, body)   # fit to read
+            settled = await _settled(ctx, call, iface, body, None)
             if settled is not None:
                 ctx.outcome = "ok"
                 return respond(settled, client_response_headers(reply.headers, client))
-        return _relayed(ctx, iface, reply.status, reply.headers, reply.body)
+        return _relayed(ctx, iface, reply.status, reply.headers, body)
     resp = await _open_relayed(ctx, call, iface, raw)
     try:
         if resp.content_type != "text/event-stream":
@@ -334,6 +363,8 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         if habit is not False:  # an agent whose timestamps need repair, or one not known yet
             relay = repairing = RepairingStream(relay, jsonrpc=iface.binding is Binding.JSONRPC, cx=frames.cx,
                                                 habit=habit)
+        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC:  # v0.3-shaped items behind a 1.0 card
+            relay = RewrittenStream(relay, partial(agent_v10_frames, cx=frames.cx))  # (langgraph-api) as v1.0
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         try:
             await _pump(ctx, stream, resp, relay)

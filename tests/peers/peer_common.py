@@ -43,6 +43,9 @@ V10_SCENARIOS = ("list_tasks", "list_only", "subscribe_finished", "get_task_hist
 # a framework's client (google-adk, strands-agents) runs each of its scenarios in one process: its interpreter
 # start (~2 s of imports) dominates a scenario, so one run answers {"scenarios": {name: {ok, ...}}}
 EACH = "each"
+# fasta2a's own client reads a task again until it settles (fasta2a answers message/send at once)
+UNDER_WAY = frozenset({"submitted", "working"})
+SETTLE_POLL_S, SETTLE_TIMEOUT_S = 0.05, 10.0
 TERMINAL_STATES = frozenset({"completed", "canceled", "failed", "rejected"})
 SCENARIO_TIMEOUT_S = 20.0
 STREAM_CHUNKS = 3
@@ -205,6 +208,16 @@ def client_argparser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
                         help="a header sent with every request (credentials for a gateway's [auth])")
     return parser
+
+
+async def settled(task: Any, state: Callable[[Any], str], get: Callable[[Any], Awaitable[Any]]) -> Any:
+    """`task` read again (`get(task)`) until its `state` is no longer under way (fasta2a's client)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SETTLE_TIMEOUT_S
+    while state(task) in UNDER_WAY and loop.time() < deadline:
+        await asyncio.sleep(SETTLE_POLL_S)
+        task = await get(task)
+    return task
 
 
 def headers_of(args: argparse.Namespace) -> dict[str, str]:

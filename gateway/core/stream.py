@@ -496,7 +496,7 @@ class StreamRelay(Generic[F, Out]):
     def _decide(self, raw: Any, at: str, first: bool) -> tuple[list[F], JsonObj | None, bool]:
         """One upstream item (a StreamResponse in the upstream's dialect), decided as `_step` says."""
         upstream = self.upstream
-        if upstream is V10 and self.upstream_binding is JSONRPC \
+        if upstream is V10 and raw.__class__ is dict and (first or "kind" in raw) and self.upstream_binding is JSONRPC \
                 and (v03 := agent_item(raw, self.cx, at)) is not None:  # a 1.0 card, a v0.3 item: read so, learned
             raw, upstream, self.spoke_v03 = v03, V03RPC, True
         hub = raw if upstream is V10 else translate(

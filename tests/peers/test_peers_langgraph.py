@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.peers.gateway import Gateway, run_gateway
+from tests.peers.gateway import Gateway, free_port, run_gateway
 from tests.peers.harness import Agent, agent_fixture, run_client
 from tests.peers.test_peers_direct import CHECKS, Result
 
@@ -23,8 +23,9 @@ QUESTION = "What is the answer?"
 
 @pytest.fixture
 def gateway(agent_langgraph: Agent) -> Iterator[Gateway]:
-    """A fresh gateway per test: the scenario's first call is the first the gateway makes to the agent."""
-    with run_gateway(agent_langgraph.base_url) as gateway:
+    """A fresh gateway per test: the scenario's first call is the first the gateway makes to the agent. Its
+    gRPC listener on, as the README's `--grpc-listen` turns it on: every binding the gateway serves."""
+    with run_gateway(agent_langgraph.base_url, "--grpc-listen", f"127.0.0.1:{free_port()}") as gateway:
         yield gateway
 
 
@@ -80,7 +81,7 @@ SDK_CHECKS: dict[str, Callable[[Result, str, str], None]] = {
 }
 
 
-@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])  # the gateway serves no gRPC on its defaults
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest", "grpc"])
 @pytest.mark.parametrize("generation", ["v03", "v10"])
 @pytest.mark.parametrize("scenario", sorted(SDK_CHECKS))
 def test_sdk_clients_through_the_gateway(scenario: str, generation: str, transport: str, gateway: Gateway) -> None:

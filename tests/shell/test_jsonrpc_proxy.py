@@ -427,6 +427,24 @@ async def test_a_pass_through_stream_teaches_it_too(fake_agent_factory, gateway_
     assert len(fake.calls("SendStreamingMessage")) == 1 and len(fake.calls("message/stream")) == 1
 
 
+async def test_an_honest_agents_streams_stop_being_looked_at_for_v03_items(fake_agent_factory,
+                                                                           gateway_factory) -> None:
+    """A v1.0 JSON-RPC interface whose stream showed v1.0 items only is known so: its later pass-through streams
+    are relayed without the look for v0.3-shaped items (the look costs every event), as they came."""
+    fake = await fake_agent_factory("1.0")
+    honest = [{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+              {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+              {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}}]
+    fake.reply_sse("SendStreamingMessage", honest).reply_sse("SendStreamingMessage", LANGGRAPH_V10_NAMES)
+    client = await gateway_factory(fake.url)
+    v10_stream = jsoncodec.dumpb({**V10_SEND, "method": "SendStreamingMessage"})
+    headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+    resp = await client.post("/", data=v10_stream, headers=headers)
+    assert [e["result"] for e in await _events(resp)] == honest
+    resp = await client.post("/", data=v10_stream, headers=headers)   # not looked at: relayed as it came
+    assert [e["result"] for e in await _events(resp)] == LANGGRAPH_V10_NAMES
+
+
 async def test_a_v03_unary_result_behind_a_10_card_is_read_and_learned(fake_agent_factory, gateway_factory) -> None:
     fake = await fake_agent_factory("1.0")
     fake.reply_json("SendMessage", LANGGRAPH_V03_NAMES[0])

@@ -21,10 +21,12 @@ from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
 from gateway.core.errors import GatewayError, GatewayOverloaded, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.exchange import Again, Call, Exchange, Result
-from gateway.core.notes import RestBytes
+from gateway.core.mixed import RESENT_NOTE, refused_v10_parts
+from gateway.core.notes import Cx, RestBytes
 from gateway.core.push import PushSealer
 from gateway.core.quirks import Quirks
 from gateway.core.types import Binding, JsonObj, Version
+from gateway.core.verify import method_missing
 from gateway.shell.agent.headers import AnyHeaders, RawHeaders, RequestHeaders, upstream_request_headers
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import Upstream
@@ -33,8 +35,8 @@ if TYPE_CHECKING:
     from gateway.shell.agent.channels import GrpcReply, GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
 __all__ = ["CONTENT_TYPE", "LINK_FAULTS", "PROTO_BYTES", "Caller", "Challenge", "Serving", "exchange", "grpc_metadata",
-           "grpc_stream", "grpc_unary", "http_headers", "open_stream", "quiet_too_long", "reach",
-           "rest_bytes_of_client", "result"]
+           "grpc_stream", "grpc_unary", "http_headers", "learn", "open_stream", "quiet_too_long", "reach",
+           "refused_shapes", "resent_unknown", "rest_bytes_of_client", "result"]
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -75,6 +77,39 @@ def exchange(upstream: Upstream, call: Call, iface: Interface, quirks: Quirks, *
                     base_url=serving.base_url, bindings=serving.bindings, sealer=serving.sealer,
                     grpc_target=serving.grpc_target, sign_card=serving.sign_card,
                     rest_bytes=upstream.rest_bytes.get(iface.url) if rest_agent else None, rest_bytes_guess=guess)
+
+
+def learn(upstream: Upstream, exchange: Exchange, *, rest_bytes: bool = True) -> None:
+    """What a finished exchange showed of the agent's interface, kept for its next calls: the file-bytes
+    convention of a v0.3 agent whose bytes are a proto field (`rest_bytes`; off where the caller's own bytes
+    may have been what was seen), and v0.3-shaped items behind a 1.0 card (langgraph-api: it is spoken to in
+    v0.3 from then on)."""
+    iface = exchange.upstream
+    if rest_bytes and exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
+            and iface.binding in PROTO_BYTES:
+        upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen
+    if exchange.spoke_v03 or (exchange.relay is not None and exchange.relay.spoke_v03):
+        upstream.spoken(iface, Version.V03)
+
+
+def refused_shapes(upstream: Upstream, iface: Interface, request: bytes | None, reply: bytes, cx: Cx) -> bool:
+    """Whether a v1.0 send (`request`) was refused for its v1.0-shaped file parts by an interface said to speak
+    v1.0 over JSON-RPC (langgraph-api reads only v0.3 parts; core.mixed.refused_v10_parts): then it is learned
+    as speaking v0.3 — a refused call was not carried out, and the door sends it again (once) in v0.3. Not once
+    such a resend met no v0.3 method (`resent_unknown`). Noted in `cx`."""
+    if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and request \
+            and refused_v10_parts(request, reply) and upstream.shown(iface) is None:
+        upstream.spoken(iface, Version.V03)
+        cx.note(RESENT_NOTE, "$.params.message.parts", "refused in v1.0's part shapes, sent again in v0.3")
+        return True
+    return False
+
+
+def resent_unknown(upstream: Upstream, iface: Interface, status: int, reply: bytes) -> None:
+    """The call `refused_shapes` had sent again in v0.3 met a v1.0 agent with no v0.3 method names (it refused
+    the file part for its own reasons): the interface is spoken to in v1.0 again, as its card says."""
+    if method_missing(iface.binding, status, reply):
+        upstream.spoken(iface, Version.V10)
 
 
 def rest_bytes_of_client(user_agent: str | None) -> RestBytes | None:

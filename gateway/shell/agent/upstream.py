@@ -220,6 +220,9 @@ class Upstream:
         # whether each interface (by URL) writes status timestamps that readers refuse (core.timestamps'
         # habit_of), learned from its first reply holding one: its same-version replies are then repaired
         self.timestamp_habit: dict[str, bool] = {}
+        # the v1.0 JSON-RPC interfaces (by URL) whose streams showed v1.0-shaped items only: their pass-through
+        # streams are no longer looked at for v0.3-shaped ones (langgraph-api's, behind a 1.0 card)
+        self.v10_items: set[str] = set()
         # the quirks in force with their "auto" choices made for this agent (Quirks.for_agent), by the
         # quirks object they were made from: a reload brings a new one
         self._agent_quirks: tuple[Quirks, Quirks] | None = None

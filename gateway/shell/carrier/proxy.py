@@ -23,7 +23,7 @@ from gateway.core.compose import awaited
 from gateway.core.dialects import DIALECTS
 from gateway.core.errors import GatewayError, InvalidAgentResponse, UpstreamUnavailable
 from gateway.core.exchange import Call, Done, Exchange, Reply
-from gateway.core.mixed import RESENT_NOTE, agent_v10_frames, agent_v10_reply, refused_v10_parts, reply_frames
+from gateway.core.mixed import RESENT_NOTE, agent_v10_frames, agent_v10_reply, reply_frames
 from gateway.core.notes import Cx
 from gateway.core.passthrough import CheckedStream
 from gateway.core.sse import RewrittenStream, encode_data
@@ -35,13 +35,15 @@ from gateway.core.versions import is_passthrough
 from gateway.shell.agent.headers import AnyHeaders, RequestHeaders, client_response_headers, upstream_request_headers
 from gateway.shell.agent.port import (
     CONTENT_TYPE,
-    PROTO_BYTES,
     Caller,
     Serving,
     exchange,
     grpc_metadata,
     grpc_stream,
     grpc_unary,
+    learn,
+    refused_shapes,
+    resent_unknown,
 )
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import read_bounded
@@ -56,7 +58,7 @@ from gateway.shell.edge.signing import CARD_SIGNER, vouch
 if TYPE_CHECKING:
     from gateway.shell.agent.channels import GrpcStream  # grpcio is imported only when an agent speaks gRPC
 
-__all__ = ["MIXED", "Raw", "exchange_for", "forward", "upstream_headers"]
+__all__ = ["MIXED", "Raw", "Relearned", "exchange_for", "forward", "upstream_headers"]
 
 JSON = "application/json"
 # the exchange field a mixed-dialect caller's door sets (True: its replies are written in v0.3's enum spellings)
@@ -111,23 +113,18 @@ async def _relearn(ctx: Context, call: Call, iface: Interface) -> None:
 
 
 def _refused_shapes(ctx: Context, iface: Interface, request: bytes | None, body: bytes) -> None:
-    """A v1.0 send refused for its v1.0-shaped file parts by an interface said to speak v1.0 over JSON-RPC
-    (langgraph-api reads only v0.3 parts): a refused call was not carried out, so the interface is learned as
-    speaking v0.3 and the call sent again in v0.3 (Relearned; once a call, noted)."""
-    if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and request \
-            and not ctx.fields.get("relearned") and refused_v10_parts(request, body) \
-            and ctx.upstream.shown(iface) is None:   # not once a v0.3 resend met no v0.3 method
-        ctx.upstream.spoken(iface, Version.V03)
-        Cx(ctx.notes).note(RESENT_NOTE, "$.params.message.parts", "refused in v1.0's part shapes, sent again in v0.3")
+    """A v1.0 send refused for its v1.0-shaped file parts (agent_port.refused_shapes: langgraph-api): sent
+    again in v0.3 (Relearned; once a call, noted). (Its error code looked for first: nearly every reply is
+    no such refusal.)"""
+    if body.find(b"-32005") >= 0 and not ctx.fields.get("relearned") \
+            and refused_shapes(ctx.upstream, iface, request, body, Cx(ctx.notes)):
         ctx.fields[RESENT_NOTE] = True
         raise Relearned
 
 
 def _resent_unknown(ctx: Context, iface: Interface, status: int, body: bytes) -> None:
-    """The call `_refused_shapes` sent again in v0.3 met a v1.0 agent with no v0.3 method names (it refused the
-    file part for its own reasons): the interface is spoken to in v1.0 again, as its card says."""
-    if ctx.fields.get(RESENT_NOTE) and method_missing(iface.binding, status, body):
-        ctx.upstream.spoken(iface, Version.V10)
+    if ctx.fields.get(RESENT_NOTE):
+        resent_unknown(ctx.upstream, iface, status, body)
 
 
 async def _forward(ctx: Context, call: Call, raw: Raw) -> web.StreamResponse:
@@ -191,11 +188,7 @@ async def translated(ctx: Context, call: Call, iface: Interface,
         # the tasks it showed, for ListTasks (v1.0 callers of v0.3 agents)
         if tracked(exchange):   # looked at first: most exchanges record nothing, and need no store nor scope
             await remember(ctx.request.config_dict[TASK_INDEX], ctx.task_scope(), exchange)
-        if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
-                and iface.binding in PROTO_BYTES:
-            ctx.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
-        if exchange.spoke_v03 or (exchange.relay is not None and exchange.relay.spoke_v03):
-            ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped items behind a 1.0 card (langgraph-api)
+        learn(ctx.upstream, exchange)   # its file-bytes convention, its v0.3 shapes behind a 1.0 card
 
 
 
@@ -233,21 +226,24 @@ async def _unary(ctx: Context, exchange: Exchange, out: Outgoing, fallback: bool
             ctx.outcome = "error" if step.reply.error else "ok"
             if step.reply.error:
                 ctx.fields.setdefault("error", "the agent answered an A2A error")
-            elif exchange.op.settles:
-                return respond(await _settled(ctx, exchange.call, exchange.upstream, body, exchange) or step.reply,
+            elif exchange.op.settles and (task_id := _awaited(ctx, exchange.call, exchange.upstream, body)):
+                return respond(await _settled(ctx, exchange.call, exchange.upstream, task_id, exchange) or step.reply,
                                client_response_headers(headers, exchange.call.version))
             return respond(step.reply, client_response_headers(headers, exchange.call.version))
         out = step.request
 
 
-async def _settled(ctx: Context, call: Call, iface: Interface, body: bytes, main: Exchange | None) -> Reply | None:
-    """A blocking send the agent answered with its task just submitted (`body`), answered instead with
-    the task once it settled (carrier.compose.settle), within what is left of the unary deadline; None for
-    any other reply, or when it did not settle. `main`: the call's exchange, made here for a pass-through."""
-    task_id = awaited(call.params, DIALECTS[call.version, call.binding], ctx.settings.quirks, body,
-                      jsonrpc=iface.binding is Binding.JSONRPC)
-    if task_id is None:
-        return None
+def _awaited(ctx: Context, call: Call, iface: Interface, body: bytes) -> str | None:
+    """The task of a blocking send the agent answered with its task just submitted (`body`, its reply): the
+    send is answered once it settles (`_settled`). None for nearly every reply, found by a byte search."""
+    return awaited(call.params, DIALECTS[call.version, call.binding], ctx.settings.quirks, body,
+                   jsonrpc=iface.binding is Binding.JSONRPC)
+
+
+async def _settled(ctx: Context, call: Call, iface: Interface, task_id: str, main: Exchange | None) -> Reply | None:
+    """The reply to a blocking send whose task `_awaited` found just submitted: the task once it settled
+    (carrier.compose.settle), within what is left of the unary deadline; None when it did not settle.
+    `main`: the call's exchange, made here for a pass-through."""
     made = main is None
     main = exchange_for(ctx, call, iface) if main is None else main
     within = ctx.upstream.deadlines.unary - (time.monotonic() - ctx.started)
@@ -335,9 +331,8 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
                 and (v10 := agent_v10_reply(body, call.op.result_family, Cx(ctx.notes))) is not None:
             body = v10   # a v0.3-shaped result behind a 1.0 card (langgraph-api): written as v1.0, and learned
             ctx.upstream.spoken(iface, Version.V03)
-        if call.op.settles and reply.status < 300:
-            relayed_reply(iface.binding, reply.status, reply.headers, body)   # fit to read
-            settled = await _settled(ctx, call, iface, body, None)
+        if call.op.settles and reply.status < 300 and (task_id := _awaited(ctx, call, iface, body)):
+            settled = await _settled(ctx, call, iface, task_id, None)
             if settled is not None:
                 ctx.outcome = "ok"
                 return respond(settled, client_response_headers(reply.headers, client))
@@ -363,8 +358,12 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         if habit is not False:  # an agent whose timestamps need repair, or one not known yet
             relay = repairing = RepairingStream(relay, jsonrpc=iface.binding is Binding.JSONRPC, cx=frames.cx,
                                                 habit=habit)
-        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC:  # v0.3-shaped items behind a 1.0 card
-            relay = RewrittenStream(relay, partial(agent_v10_frames, cx=frames.cx))  # (langgraph-api) as v1.0
+        # v0.3-shaped items behind a 1.0 card (langgraph-api) written as v1.0, until the interface's streams
+        # showed v1.0 items only
+        shapes = iface.version is Version.V10 and iface.binding is Binding.JSONRPC \
+            and iface.url not in ctx.upstream.v10_items
+        if shapes:
+            relay = RewrittenStream(relay, partial(agent_v10_frames, cx=frames.cx))
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         try:
             await _pump(ctx, stream, resp, relay)
@@ -373,6 +372,8 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
                 ctx.upstream.timestamp_habit.setdefault(iface.url, repairing.habit)
             if checked.spoke_v03:
                 ctx.upstream.spoken(iface, Version.V03)   # v0.3-shaped events behind a 1.0 card (langgraph-api)
+            elif shapes and checked.events_out > 1:   # (langgraph-api's are flat v0.3 after the first)
+                ctx.upstream.v10_items.add(iface.url)
         return stream
     finally:
         if not resp.closed:

@@ -44,6 +44,7 @@ from gateway.core.errors import (
     as_agent_error,
 )
 from gateway.core.exchange import Again, Call, Exchange
+from gateway.core.mixed import RESENT_NOTE
 from gateway.core.notes import Cx, Note
 from gateway.core.stream import StreamRelay
 from gateway.core.types import Binding, Version
@@ -51,7 +52,6 @@ from gateway.observability import bind_exchange, clear, get_logger
 from gateway.shell.agent.channels import GrpcStream
 from gateway.shell.agent.headers import RequestHeaders
 from gateway.shell.agent.port import (
-    PROTO_BYTES,
     Caller,
     Challenge,
     Serving,
@@ -60,12 +60,16 @@ from gateway.shell.agent.port import (
     grpc_stream,
     grpc_unary,
     http_headers,
+    learn,
+    refused_shapes,
+    resent_unknown,
 )
 from gateway.shell.agent.stream_link import StreamReply
 from gateway.shell.agent.upstream import UPSTREAM, Upstream, read_bounded
 from gateway.shell.carrier.compose import Got, compose, settle
 from gateway.shell.carrier.migration import MIGRATION, Migration, check_cutoff, deprecation
 from gateway.shell.carrier.pipeline import SeenCaller, record
+from gateway.shell.carrier.proxy import Relearned
 from gateway.shell.carrier.relay import SinkEnded, pump
 from gateway.shell.carrier.task_index import TASK_INDEX, TaskStore, remember, tracked
 from gateway.shell.carrier.urls import grpc_target, listener_base
@@ -278,6 +282,16 @@ class GrpcListener:
         composed = await compose(GrpcSeat(self, call, Call(op, rpc.version, Binding.GRPC, params)))
         if composed is not None:
             return composed
+        try:
+            return await self._carry(call, request, params)
+        except Relearned:   # the agent refused v1.0's part shapes (langgraph-api): learned, sent again in v0.3
+            return await self._carry(call, request, params)
+
+    async def _carry(self, call: GrpcCall, request: bytes, params: Any) -> bytes | GrpcStatus:
+        """The call carried to the agent's best interface: the caller's bytes to a gRPC agent of its version,
+        else a translated exchange."""
+        rpc = call.rpc
+        op = rpc.op
         iface, *_ = await self.upstream.interfaces(rpc.version, Binding.GRPC, op)
         bind_exchange(upstream_version=iface.version, upstream_binding=iface.binding)
         if iface.binding is Binding.GRPC and iface.version is rpc.version and not op.card_result:   # a card: ours
@@ -297,9 +311,8 @@ class GrpcListener:
         finally:
             call.notes.extend(exchange.notes)
             await self._remember(call, exchange)
-            if exchange.cx.rest_bytes_seen is not None and iface.version is Version.V03 \
-                    and iface.binding in PROTO_BYTES and rpc.version is not Version.V03:
-                self.upstream.rest_bytes[iface.url] = exchange.cx.rest_bytes_seen  # what the agent's replies showed
+            # what the agent's replies showed (a v0.3 caller's own file bytes may be what was seen)
+            learn(self.upstream, exchange, rest_bytes=rpc.version is not Version.V03)
 
     async def _remember(self, call: GrpcCall, exchange: Exchange) -> None:
         """The tasks a translated call showed, in the task index (as the HTTP doors record theirs), in the
@@ -342,6 +355,11 @@ class GrpcListener:
             failed = _http_failure(reply.status, reply.headers)
             if failed is not None:
                 return failed
+            if call.fields.get(RESENT_NOTE):
+                resent_unknown(self.upstream, iface, reply.status, reply.body)
+            elif refused_shapes(self.upstream, iface, body, reply.body, exchange.cx):
+                call.fields[RESENT_NOTE] = True
+                raise Relearned
             step = exchange.read_result(reply.status, reply.body)
             if isinstance(step, Again):
                 more = step.request

@@ -11,12 +11,24 @@ from gateway.core.dialects import ROLE_FROM_V10, ROLE_TO_V10, SPOKE_V03_NOTE, ST
 from gateway.core.errors import GatewayError
 from gateway.core.notes import Cx, Note
 from gateway.core.operations import Operation
-from gateway.core.sse import map_data_lines
+from gateway.core.sse import SseEvent, SseParser, map_data_lines
 from gateway.core.translate import translate
 from gateway.core.types import V03RPC, V10, JsonObj, Version
 
-__all__ = ["MIXED_NOTE", "RESENT_NOTE", "Mixed", "agent_item", "agent_v10_frames", "agent_v10_reply", "mixed_call",
-           "refused_v10_parts", "reply_body", "reply_frames"]
+__all__ = [
+    "MIXED_NOTE",
+    "RESENT_NOTE",
+    "Mixed",
+    "agent_item",
+    "agent_v10_frames",
+    "agent_v10_reply",
+    "mixed_call",
+    "refused_v10_parts",
+    "refused_v10_stream",
+    "reply_body",
+    "reply_frames",
+    "v10_file_parts",
+]
 
 MIXED_NOTE: Final = "mixed_dialect_caller"
 # the operations whose params carry a Message, whose shape tells the dialect (the others' params, a task id,
@@ -186,6 +198,25 @@ def agent_v10_frames(frames: bytes, cx: Cx) -> bytes:
     if frames.find(b'"kind"') < 0:
         return frames
     return map_data_lines(frames, lambda data: agent_v10_reply(data, "stream_response", cx) or data)
+
+
+def v10_file_parts(request: bytes) -> bool:
+    """Whether a v1.0 JSON-RPC send's bytes may hold a v1.0-shaped file part (the byte test before a stream is
+    opened: only then may its first event be the refusal `refused_v10_parts` reads)."""
+    return (request.find(b'"raw"') >= 0 or request.find(b'"url"') >= 0) \
+        and any(request.find(m) >= 0 for m in _SEND_METHODS)
+
+
+def refused_v10_stream(request: bytes, head: bytes) -> bool:
+    """refused_v10_parts for a stream: `head`, the agent's stream up to its first blank line, is one event
+    whose data is that refusal (langgraph-api answers a stream request so, inside a 200 event stream)."""
+    if head.find(b"-32005") < 0:
+        return False
+    try:
+        events = [item for item in SseParser().feed(head) if isinstance(item, SseEvent)]
+    except GatewayError:
+        return False
+    return len(events) == 1 and refused_v10_parts(request, events[0].data.encode())
 
 
 def refused_v10_parts(request: bytes, reply: bytes) -> bool:

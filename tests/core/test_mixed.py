@@ -17,8 +17,10 @@ from gateway.core.mixed import (
     agent_v10_reply,
     mixed_call,
     refused_v10_parts,
+    refused_v10_stream,
     reply_body,
     reply_frames,
+    v10_file_parts,
 )
 from gateway.core.notes import Cx
 from gateway.core.operations import by_method
@@ -151,6 +153,16 @@ def test_a_refused_v10_file_part_may_be_sent_again_in_v03() -> None:
     assert not refused_v10_parts(jsoncodec.dumpb({"jsonrpc": "2.0", "id": 1, "method": "GetTask",
                                                   "params": {"id": "SendMessage"}}), REFUSAL)
     assert not refused_v10_parts(b"{nope SendMessage", REFUSAL) and not refused_v10_parts(_send(FILE), b"-32005{")
+
+
+def test_a_stream_refused_as_its_first_event() -> None:
+    event = b"data: " + REFUSAL + b"\r\n\r\n"
+    assert v10_file_parts(_send(FILE, method="SendStreamingMessage")) and not v10_file_parts(_send({"text": "hi"}))
+    assert refused_v10_stream(_send(FILE, method="SendStreamingMessage"), event)
+    assert not refused_v10_stream(_send(FILE, method="SendStreamingMessage"), event + b"data: {}\n\n")  # two
+    assert not refused_v10_stream(_send({"text": "hi"}), event)   # no v1.0 file part: its own reasons
+    assert not refused_v10_stream(_send(FILE), b'data: {"jsonrpc":"2.0","id":1,"result":{"task":{}}}\n\n')
+    assert not refused_v10_stream(_send(FILE), b"data: -32005 \xff\n\n")   # not UTF-8: not read
 
 
 def test_a_relayed_v03_result_is_written_as_v10() -> None:

@@ -337,6 +337,18 @@ async def stream(peer: Peer) -> dict[str, Any]:
     return {"events": events, "final_state": events[-1].get("state")}
 
 
+async def stream_rich(peer: Peer) -> dict[str, Any]:
+    """The rich message sent as a stream: every event, and the parts its artifact updates carry."""
+    events, artifact_parts = [], []
+    async for event in peer.client(streaming=True).send_message(user_message(rich_parts())):
+        events.append(norm_event(event))
+        update = event[1] if isinstance(event, tuple) else None
+        if isinstance(update, TaskArtifactUpdateEvent):
+            artifact_parts.extend(norm_part(p) for p in update.artifact.parts)
+    return {"events": events, "final_state": events[-1].get("state") if events else None,
+            "sent_parts": [norm_part(p) for p in rich_parts()], "artifact_parts": artifact_parts}
+
+
 async def ask_continue(peer: Peer) -> dict[str, Any]:
     first = await peer.send_task(text_message("ask"))
     first_summary = task_summary(first)

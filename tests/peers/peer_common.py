@@ -32,6 +32,7 @@ SCENARIOS = (
     "cancel_task",
     "cancel_finished",
     "stream",
+    "stream_rich",
     "ask_continue",
     "resubscribe",
     "push_crud",

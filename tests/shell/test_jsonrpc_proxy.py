@@ -427,6 +427,41 @@ async def test_a_pass_through_stream_teaches_it_too(fake_agent_factory, gateway_
     assert len(fake.calls("SendStreamingMessage")) == 1 and len(fake.calls("message/stream")) == 1
 
 
+@pytest.mark.parametrize("caller", ["v1.0 JSON-RPC", "v1.0 HTTP+JSON", "v0.3 JSON-RPC"])
+async def test_a_stream_refused_for_its_v10_file_parts_is_sent_again_in_v03(fake_agent_factory, gateway_factory,
+                                                                             caller: str) -> None:
+    """langgraph-api refuses a v1.0 file part inside a 200 event stream (its one event, -32005): the gateway
+    reads that first event before the caller's stream starts, learns the interface, and sends the call again
+    in v0.3; the caller sees only the second stream."""
+    fake = await fake_agent_factory("1.0")
+    refusal = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32005, "message": "Unsupported part type"}}
+    fake.reply_sse("SendStreamingMessage", [refusal])
+    fake.reply_sse("message/stream", LANGGRAPH_V03_NAMES)
+    client = await gateway_factory(fake.url)
+    file_part = {"raw": "aGk=", "mediaType": "text/plain"}
+    if caller == "v1.0 JSON-RPC":
+        body = {**V10_SEND, "method": "SendStreamingMessage", "params": {"message": {
+            **V10_SEND["params"]["message"], "parts": [file_part]}}}
+        resp = await client.post("/", data=jsoncodec.dumpb(body), headers={"A2A-Version": "1.0",
+                                                                           "Content-Type": "application/json"})
+        kinds = [next(iter(e["result"])) for e in await _events(resp)]
+    elif caller == "v1.0 HTTP+JSON":
+        resp = await client.post("/message:stream", json={"message": {**V10_SEND["params"]["message"],
+                                                                      "parts": [file_part]}},
+                                 headers={"A2A-Version": "1.0"})
+        kinds = [next(iter(e)) for e in await _events(resp)]
+    else:
+        body = {**V03_STREAM, "params": {"message": {**V03_STREAM["params"]["message"], "parts": [
+            {"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain"}}]}}}
+        resp = await client.post("/", data=jsoncodec.dumpb(body), headers={"Content-Type": "application/json"})
+        kinds = [e["result"]["kind"] for e in await _events(resp)]
+    assert kinds in (["task", "statusUpdate"], ["task", "status-update"]), kinds
+    (resent,) = fake.calls("message/stream")
+    assert resent.params["message"]["parts"] == [{"kind": "file", "file": {"bytes": "aGk=",
+                                                                           "mimeType": "text/plain"}}]
+    assert len(fake.calls("SendStreamingMessage")) == 1
+
+
 async def test_an_honest_agents_streams_stop_being_looked_at_for_v03_items(fake_agent_factory,
                                                                            gateway_factory) -> None:
     """A v1.0 JSON-RPC interface whose stream showed v1.0 items only is known so: its later pass-through streams

@@ -93,6 +93,32 @@ async def test_a_stream_is_read_whole_and_its_connection_reused(aiohttp_server: 
     links.close()
 
 
+async def test_an_event_peeked_at_is_read_again(raw_server: Callable[[Script], Awaitable[str]]) -> None:
+    """peek_event reads up to the first blank line, however the event comes in pieces, and keeps what it read:
+    the relay reads the body whole from its start; at the body's end it gives what there was."""
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _read_head(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n")
+        for piece in (b"data: {\"a\"", b":1}\r\n", b"\r\ndata: 2\n\n", b"data: 3"):
+            writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            await writer.drain()
+            await asyncio.sleep(0.01)
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    url = await raw_server(script)
+    reply = await Links(5.0).request("POST", url, {}, b"{}", (), None)
+    head = await reply.peek_event(1024)
+    assert head.startswith(b'data: {"a":1}\r\n\r\n')
+    assert await _body(reply) == b'data: {"a":1}\r\n\r\ndata: 2\n\ndata: 3'
+    reply.close()
+    short = await Links(5.0).request("POST", url, {}, b"{}", (), None)
+    assert await short.peek_event(4) == b'data: {"a"'   # past its limit: what it read, kept
+    assert await _body(short) == b'data: {"a":1}\r\n\r\ndata: 2\n\ndata: 3'
+    short.close()
+
+
 async def test_a_connection_the_agent_closed_is_not_reused(raw_server: Callable[[Script], Awaitable[str]]) -> None:
     connections = 0
 

@@ -21,7 +21,7 @@ from gateway.core.bindings.rest import Outgoing
 from gateway.core.card import Interface
 from gateway.core.errors import GatewayError, GatewayOverloaded, UpstreamTimeout, UpstreamUnavailable
 from gateway.core.exchange import Again, Call, Exchange, Result
-from gateway.core.mixed import RESENT_NOTE, refused_v10_parts
+from gateway.core.mixed import RESENT_NOTE, refused_v10_parts, refused_v10_stream, v10_file_parts
 from gateway.core.notes import Cx, RestBytes
 from gateway.core.push import PushSealer
 from gateway.core.quirks import Quirks
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTENT_TYPE", "LINK_FAULTS", "PROTO_BYTES", "Caller", "Challenge", "Serving", "exchange", "grpc_metadata",
            "grpc_stream", "grpc_unary", "http_headers", "learn", "open_stream", "quiet_too_long", "reach",
-           "refused_shapes", "resent_unknown", "rest_bytes_of_client", "result"]
+           "refused_shapes", "refused_stream_shapes", "resent_unknown", "rest_bytes_of_client", "result"]
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -99,10 +99,35 @@ def refused_shapes(upstream: Upstream, iface: Interface, request: bytes | None, 
     such a resend met no v0.3 method (`resent_unknown`). Noted in `cx`."""
     if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and request \
             and refused_v10_parts(request, reply) and upstream.shown(iface) is None:
-        upstream.spoken(iface, Version.V03)
-        cx.note(RESENT_NOTE, "$.params.message.parts", "refused in v1.0's part shapes, sent again in v0.3")
+        _resend(upstream, iface, cx)
         return True
     return False
+
+
+def _resend(upstream: Upstream, iface: Interface, cx: Cx) -> None:
+    """A refused v1.0 call is sent again in v0.3: the interface learned as speaking it, noted."""
+    upstream.spoken(iface, Version.V03)
+    cx.note(RESENT_NOTE, "$.params.message.parts", "refused in v1.0's part shapes, sent again in v0.3")
+
+
+async def refused_stream_shapes(upstream: Upstream, iface: Interface, request: bytes | None, resp: StreamReply,
+                                cx: Cx) -> bool:
+    """refused_shapes for a stream request, whose refusal comes as the first event of a 200 event stream
+    (langgraph-api's): asked only of an interface not yet known to speak v1.0 items whose request may hold a
+    v1.0 file part (a byte test); its first event is then read ahead (given back for the relay, within the
+    stream's idle deadline) before the caller's stream starts."""
+    if not (iface.version is Version.V10 and iface.binding is Binding.JSONRPC and request
+            and iface.url not in upstream.v10_items and v10_file_parts(request) and upstream.shown(iface) is None):
+        return False
+    try:
+        async with asyncio.timeout(upstream.deadlines.idle):
+            head = await resp.peek_event(upstream.max_body_bytes)
+    except TimeoutError:
+        return False   # the relay meets the silence itself
+    if not refused_v10_stream(request, head):
+        return False
+    _resend(upstream, iface, cx)
+    return True
 
 
 def resent_unknown(upstream: Upstream, iface: Interface, status: int, reply: bytes) -> None:

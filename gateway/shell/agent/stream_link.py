@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import select
 import ssl
 import time
@@ -41,6 +42,7 @@ from gateway.shell.agent.headers import RequestHeaders
 # unread bytes at which reading from the agent pauses (the client is slower than the agent); it resumes when
 # the reader takes what is buffered (read_nowait takes it all)
 HIGH_WATER = 256 * 1024
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")   # a blank line: an SSE event's end
 IDLE_SECONDS = 15.0   # an idle connection older than this is closed rather than reused (aiohttp's default)
 MAX_IDLE = 256        # idle connections kept per agent address
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -522,6 +524,23 @@ class StreamReply:
             finally:
                 self._waiter = None
         return self.read_nowait()
+
+    async def peek_event(self, limit: int) -> bytes:
+        """The body up to its first blank line (an SSE event's end), read ahead and kept to be read again:
+        at most about `limit` bytes, less at the end of the body. What was read stays kept whatever stops the
+        wait (a deadline's cancellation included)."""
+        got = b""
+        try:
+            while len(got) <= limit and _EVENT_END.search(got) is None:
+                chunk = await self.readany()
+                if not chunk:
+                    break
+                got += chunk
+        finally:
+            if got:
+                self._chunks.insert(0, got)
+                self._size += len(got)
+        return got
 
     async def iter_any(self) -> AsyncIterator[bytes]:
         while chunk := await self.readany():

@@ -43,6 +43,7 @@ from gateway.shell.agent.port import (
     grpc_unary,
     learn,
     refused_shapes,
+    refused_stream_shapes,
     resent_unknown,
 )
 from gateway.shell.agent.stream_link import StreamReply
@@ -284,6 +285,9 @@ async def _stream(ctx: Context, exchange: Exchange, out: Outgoing) -> web.Stream
             if exchange.src in exchange.op.sse_errors:
                 return await _sse_error(ctx, step.reply, resp.headers, client)
             return respond(step.reply, client_response_headers(resp.headers, client))
+        if not ctx.fields.get("relearned") and await refused_stream_shapes(ctx.upstream, exchange.upstream, out.body,
+                                                                           resp, exchange.cx):
+            raise Relearned   # its v1.0 file parts refused as the stream's first event: sent again in v0.3
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))
         relay = exchange.stream(max_event_bytes=ctx.settings.limits.max_sse_event_bytes)
         await _pump(ctx, stream, resp, relay)
@@ -362,6 +366,9 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         # showed v1.0 items only
         shapes = iface.version is Version.V10 and iface.binding is Binding.JSONRPC \
             and iface.url not in ctx.upstream.v10_items
+        if not ctx.fields.get("relearned") and await refused_stream_shapes(ctx.upstream, iface, raw.body, resp,
+                                                                           Cx(ctx.notes)):
+            raise Relearned   # its v1.0 file parts refused as the stream's first event: sent again in v0.3
         if shapes:
             relay = RewrittenStream(relay, partial(agent_v10_frames, cx=frames.cx))
         stream = await start_stream(ctx, client_response_headers(resp.headers, client))

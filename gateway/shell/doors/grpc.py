@@ -62,6 +62,7 @@ from gateway.shell.agent.port import (
     http_headers,
     learn,
     refused_shapes,
+    refused_stream_shapes,
     resent_unknown,
 )
 from gateway.shell.agent.stream_link import StreamReply
@@ -398,6 +399,10 @@ class GrpcListener:
                 await call.context.write(_result(call.rpc, step.value, exchange.cx))
                 call.outcome = "stream"
                 return b""
+            if not call.fields.get(RESENT_NOTE) \
+                    and await refused_stream_shapes(self.upstream, iface, body, resp, exchange.cx):
+                call.fields[RESENT_NOTE] = True
+                raise Relearned   # its v1.0 file parts refused as the stream's first event: sent again in v0.3
             await self._initial(call, resp.headers)
             relay = exchange.framed(GrpcFrames(call.rpc, exchange.cx),
                                    max_event_bytes=call.settings.limits.max_sse_event_bytes)

@@ -302,3 +302,17 @@ async def test_what_the_gateway_does_not_wait_on(fake_agent_factory, gateway_fac
     other = await gateway_factory(working.url)
     assert (await rpc(other, send()))["result"]["task"]["status"]["state"] == "TASK_STATE_WORKING"
     assert working.calls("GetTask") == []
+
+
+async def test_an_agent_that_leaves_tasks_submitted_is_waited_on_once(fake_agent_factory, gateway_factory) -> None:
+    """A queue that leaves a blocking send's task submitted (its workers take it later, told by push): waited
+    on until the unary deadline once, the agent's own reply then; its later sends are answered at once."""
+    fake = await fake_agent_factory("1.0")
+    fake.reply_json("SendMessage", {"task": v10_task("t1", "TASK_STATE_SUBMITTED")})
+    fake.reply_json("GetTask", v10_task("t1", "TASK_STATE_SUBMITTED"))
+    client = await gateway_factory(fake.url, upstream__timeout__total_unary=0.4)
+    assert (await rpc(client, send()))["result"]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    reads = len(fake.calls("GetTask"))
+    assert reads >= 2   # 20 ms, 40, 80, 160 ms: read again until the deadline
+    assert (await rpc(client, send()))["result"]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    assert len(fake.calls("GetTask")) == reads   # not waited on again

@@ -223,6 +223,9 @@ class Upstream:
         # the v1.0 JSON-RPC interfaces (by URL) whose streams showed v1.0-shaped items only: their pass-through
         # streams are no longer looked at for v0.3-shaped ones (langgraph-api's, behind a 1.0 card)
         self.v10_items: set[str] = set()
+        # the interfaces (by URL) that left a blocking send's task under way past the unary deadline: their
+        # tasks are not waited on again (a queue that leaves tasks submitted for its workers, told by push)
+        self.leaves_tasks: set[str] = set()
         # the quirks in force with their "auto" choices made for this agent (Quirks.for_agent), by the
         # quirks object they were made from: a reload brings a new one
         self._agent_quirks: tuple[Quirks, Quirks] | None = None

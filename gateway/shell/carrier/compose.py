@@ -302,7 +302,11 @@ async def settle(upstream: Upstream, main: Exchange, task_id: str, caller: Calle
     every send so): the task read again by GetTask, as the gateway's own v1.0 call with the caller's
     credentials, first after SETTLE_FIRST_SECONDS and then twice as late each time (at most POLL_SECONDS),
     until it is terminal or interrupted — the send's result for the caller (`main`'s). None when it has not
-    settled within `within` seconds, or a read failed: the caller then gets the agent's own reply. Noted."""
+    settled within `within` seconds, or a read failed: the caller then gets the agent's own reply. Noted. An
+    interface that left a task under way past the deadline is not waited on again (Upstream.leaves_tasks): its
+    later blocking sends are answered at once, as it answers them."""
+    if main.upstream.url in upstream.leaves_tasks:
+        return None
     deadline, pause, reads = time.monotonic() + within, SETTLE_FIRST_SECONDS, 0
     params = settle_params(task_id, main.call.params, main.src)
     while deadline - time.monotonic() > pause:
@@ -324,7 +328,9 @@ async def settle(upstream: Upstream, main: Exchange, task_id: str, caller: Calle
         if settled(got.value):
             main.cx.note("blocking_settled", "$.result", f"task {task_id} read {reads} times")
             return main.from_hub({"task": got.value})
-    main.cx.note("blocking_unsettled", "$.result", f"task {task_id} still under way after {within:.1f} s")
+    main.cx.note("blocking_unsettled", "$.result", f"task {task_id} still under way after {within:.1f} s: its "
+                 "agent's blocking sends are no longer waited on")
+    upstream.leaves_tasks.add(main.upstream.url)
     return None
 
 

@@ -124,6 +124,7 @@ def _refused_shapes(ctx: Context, iface: Interface, request: bytes | None, body:
 
 
 def _resent_unknown(ctx: Context, iface: Interface, status: int, body: bytes) -> None:
+    """The call `_refused_shapes` sent again in v0.3 met no v0.3 method: the interface back to v1.0."""
     if ctx.fields.get(RESENT_NOTE):
         resent_unknown(ctx.upstream, iface, status, body)
 

@@ -290,11 +290,16 @@ class Exchange:
         """A v1.0 result of this exchange's operation that the gateway read itself (a blocking send's task,
         read again until it settled), for the client as the agent's own result would be: in its dialect,
         its history within the limit it asked for, among the results the task index sees."""
-        out = translate(self.op.result_family, result, src=Dialect.V10, dst=self.src, cx=self.cx, at="$.result")
-        if self._history is not None:
-            _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
+        out = self._within_history(translate(self.op.result_family, result, src=Dialect.V10, dst=self.src,
+                                             cx=self.cx, at="$.result"))
         self.seen.append(out)
         return Result(True, out)
+
+    def _within_history(self, out: Any) -> Any:
+        """A result for the client, its task's history cut to the limit the client asked for (if any)."""
+        if self._history is not None:
+            _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
+        return out
 
     def reply_for(self, result: Result) -> Reply:
         """A result or A2A error read for the client (read_reply's, or one the shell composed) as its reply.
@@ -373,10 +378,8 @@ class Exchange:
             hub = translate(op.result_family, result, src=self.dst, dst=Dialect.V10, cx=self.cx, at="$.result")
             hub = self._unseal(hub)
             return translate(op.result_family, hub, src=Dialect.V10, dst=self.src, cx=self.cx, at="$.result")
-        out = translate(op.result_family, result, src=src, dst=self.src, cx=self.cx, at="$.result")
-        if self._history is not None:
-            _truncate_history(out.get("task", out) if isinstance(out, dict) else None, self._history)
-        return out
+        return self._within_history(translate(op.result_family, result, src=src, dst=self.src, cx=self.cx,
+                                              at="$.result"))
 
     def _card(self, result: Any) -> JsonObj:
         """The agent's (extended) card as the gateway serves it: every interface pointing at the gateway,

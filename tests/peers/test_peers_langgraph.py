@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.peers.gateway import Gateway, free_port, run_gateway
-from tests.peers.harness import Agent, agent_fixture, run_client
+from tests.peers.harness import Agent, agent_fixture, check_through, run_client
 from tests.peers.test_peers_direct import CHECKS, Result
 
 pytestmark = pytest.mark.peers
@@ -93,11 +93,7 @@ SDK_CHECKS: dict[str, Callable[[Result, str, str], None]] = {
 @pytest.mark.parametrize("generation", ["v03", "v10"])
 @pytest.mark.parametrize("scenario", sorted(SDK_CHECKS))
 def test_sdk_clients_through_the_gateway(scenario: str, generation: str, transport: str, gateway: Gateway) -> None:
-    result = run_client(generation, gateway.base_url, scenario, transport=transport)  # type: ignore[arg-type]
-    try:
-        SDK_CHECKS[scenario](result, generation, transport)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n--- gateway log ---\n{gateway.log()[-6000:]}") from exc
+    check_through(gateway, generation, scenario, transport, SDK_CHECKS[scenario])  # type: ignore[arg-type]
 
 
 def _fails(check: Callable[[Result, str, str], None], result: Result, generation: str) -> bool:

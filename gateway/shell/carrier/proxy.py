@@ -115,10 +115,8 @@ async def _relearn(ctx: Context, call: Call, iface: Interface) -> None:
 
 def _refused_shapes(ctx: Context, iface: Interface, request: bytes | None, body: bytes) -> None:
     """A v1.0 send refused for its v1.0-shaped file parts (agent_port.refused_shapes: langgraph-api): sent
-    again in v0.3 (Relearned; once a call, noted). (Its error code looked for first: nearly every reply is
-    no such refusal.)"""
-    if body.find(b"-32005") >= 0 and not ctx.fields.get("relearned") \
-            and refused_shapes(ctx.upstream, iface, request, body, Cx(ctx.notes)):
+    again in v0.3 (Relearned; once a call, noted)."""
+    if not ctx.fields.get("relearned") and refused_shapes(ctx.upstream, iface, request, body, Cx(ctx.notes)):
         ctx.fields[RESENT_NOTE] = True
         raise Relearned
 
@@ -332,7 +330,7 @@ async def pass_through(ctx: Context, call: Call, iface: Interface, raw: Raw, *,
         if fallback and route_missing(reply.status, reply.body):
             raise RouteMissing
         body = reply.body
-        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC and body.find(b'"kind"') >= 0 \
+        if iface.version is Version.V10 and iface.binding is Binding.JSONRPC \
                 and (v10 := agent_v10_reply(body, call.op.result_family, Cx(ctx.notes))) is not None:
             body = v10   # a v0.3-shaped result behind a 1.0 card (langgraph-api): written as v1.0, and learned
             ctx.upstream.spoken(iface, Version.V03)
